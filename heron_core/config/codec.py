@@ -1,0 +1,57 @@
+"""Config dicts <-> the ``Config`` protobuf message of the logical plan.
+
+Values that JSON represents exactly (None, bool, int, float, str, and lists/dicts of those
+with string keys) travel as JSON text; anything else is pickled. Decoding gives back an
+equal dict.
+
+>>> cfg = {"topology.workers": 2, "my.key": ("a", 1)}
+>>> config_from_proto(config_to_proto(cfg)) == cfg
+True
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+from collections.abc import Mapping
+from typing import Any
+
+from heron_core.proto import topology_pb2
+
+__all__ = ["config_from_proto", "config_to_proto"]
+
+
+def _json_exact(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | str):
+        return True
+    if isinstance(value, float):
+        return value == value and value not in (float("inf"), float("-inf"))
+    if type(value) is list:
+        return all(_json_exact(v) for v in value)
+    if type(value) is dict:
+        return all(isinstance(k, str) and _json_exact(v) for k, v in value.items())
+    return False
+
+
+def config_to_proto(config: Mapping[str, Any]) -> topology_pb2.Config:
+    """Encode ``config`` (keys sorted, so equal dicts give equal bytes)."""
+    message = topology_pb2.Config()
+    for key in sorted(config):
+        value = config[key]
+        kv = message.kvs.add(key=key)
+        if _json_exact(value):
+            kv.json_value = json.dumps(value, sort_keys=True)
+        else:
+            kv.pickled_value = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    return message
+
+
+def config_from_proto(message: topology_pb2.Config) -> dict[str, Any]:
+    """Decode a ``Config`` message into a dict."""
+    out: dict[str, Any] = {}
+    for kv in message.kvs:
+        if kv.WhichOneof("value") == "pickled_value":
+            out[kv.key] = pickle.loads(kv.pickled_value)
+        else:
+            out[kv.key] = json.loads(kv.json_value) if kv.json_value else None
+    return out
