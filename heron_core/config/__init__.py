@@ -1,0 +1,47 @@
+"""Configuration: the key registry, layered resolution and the cluster configs.
+
+Every dotted key the kernel reads is registered in `REGISTRY` with its type, default and one
+line of doc. Keys beginning with ``topology.`` or ``heron.`` must be registered; any other key
+is a user key and passes through untouched. A topology's config is resolved in layers, later
+ones winning: registry defaults < cluster YAML < topology config < command line.
+
+>>> cfg = build_config(
+...     cluster_config=load_cluster_config("local"),
+...     topology_config={"topology.workers": 2, "my.threshold": 0.5},
+...     overrides=dict([parse_override("topology.debug=true")]),
+... )
+>>> cfg["topology.stmgrs"], cfg["topology.debug"], cfg["my.threshold"], acking_enabled(cfg)
+(2, True, 0.5, True)
+"""
+
+from heron_core.config._keys import REGISTRY
+from heron_core.config._layers import (
+    CONFIG_PATH_ENV,
+    Layer,
+    acking_enabled,
+    build_config,
+    known_clusters,
+    load_cluster_config,
+    merge_layers,
+    parse_override,
+    resolve_path,
+)
+from heron_core.config._registry import RESERVED_PREFIXES, Key
+from heron_core.config.codec import config_from_proto, config_to_proto
+
+__all__ = [
+    "CONFIG_PATH_ENV",
+    "REGISTRY",
+    "RESERVED_PREFIXES",
+    "Key",
+    "Layer",
+    "acking_enabled",
+    "build_config",
+    "config_from_proto",
+    "config_to_proto",
+    "known_clusters",
+    "load_cluster_config",
+    "merge_layers",
+    "parse_override",
+    "resolve_path",
+]

@@ -1,0 +1,461 @@
+"""The table of every registered config key. Add new keys here, in the section they belong to.
+
+Each entry is ``Key(name, type, default, doc, ...)``; see `Key` for the optional fields
+(``nullable``, ``choices``, ``minimum``, ``maximum``, ``exclusive_minimum``, ``aliases``).
+Rules that tie two keys together go in ``_ORDERINGS``.
+"""
+
+from __future__ import annotations
+
+from heron_core.config._registry import Key, Ordering, Registry
+
+__all__ = ["REGISTRY"]
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+RELIABILITY_MODES = ("ATMOST_ONCE", "ATLEAST_ONCE", "EFFECTIVELY_ONCE")
+
+_KEYS = (
+    # --- topology: identity and metadata ------------------------------------------------------
+    Key("topology.name", str, "", "Name of the topology (set at submit)."),
+    Key("topology.team.name", str, "", "Team owning the topology (metadata)."),
+    Key("topology.team.email", str, "", "Contact e-mail of the owning team (metadata)."),
+    Key("topology.cap.ticket", str, "", "Capacity ticket approving the topology (metadata)."),
+    Key("topology.project.name", str, "", "Project the topology belongs to (metadata)."),
+    Key("topology.debug", bool, False, "Log every emit, ack and fail."),
+    # --- topology: reliability -----------------------------------------------------------------
+    Key(
+        "topology.reliability.mode",
+        str,
+        "ATLEAST_ONCE",
+        "Delivery semantics: ATMOST_ONCE, ATLEAST_ONCE (XOR acking) or EFFECTIVELY_ONCE.",
+        choices=RELIABILITY_MODES,
+    ),
+    Key(
+        "topology.acker.executors",
+        int,
+        None,
+        "Storm's acker count; 0 turns acking off (at-most-once), None leaves it on.",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.message.timeout.secs",
+        int,
+        30,
+        "Seconds a tuple tree may take to complete before its spout tuple is failed.",
+        minimum=1,
+    ),
+    Key(
+        "topology.enable.message.timeouts",
+        bool,
+        True,
+        "Fail spout tuples whose tree did not complete within the message timeout.",
+    ),
+    Key(
+        "topology.max.spout.pending",
+        int,
+        None,
+        "Most un-acked tuples per spout task while acking is on; None = unlimited (Storm).",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.tick.tuple.freq.secs",
+        float,
+        None,
+        "Seconds between tick tuples sent to bolts; None = no tick tuples.",
+        nullable=True,
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "topology.stateful.checkpoint.interval.seconds",
+        int,
+        0,
+        "Seconds between checkpoints in EFFECTIVELY_ONCE mode.",
+        minimum=0,
+    ),
+    Key(
+        "topology.stateful.start.clean",
+        bool,
+        False,
+        "In EFFECTIVELY_ONCE mode, ignore saved checkpoints and start from empty state.",
+    ),
+    # --- topology: parallelism and resources ----------------------------------------------------
+    Key(
+        "topology.stmgrs",
+        int,
+        1,
+        "Number of containers (one Stream Manager each).",
+        minimum=1,
+        aliases=("topology.workers",),
+    ),
+    Key(
+        "topology.component.parallelism",
+        int,
+        1,
+        "Instances (tasks) of a component.",
+        minimum=1,
+    ),
+    Key(
+        "topology.component.cpu",
+        float,
+        1.0,
+        "CPU cores per instance.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key("topology.component.ram", int, GiB, "RAM bytes per instance.", minimum=16 * MiB),
+    Key("topology.component.disk", int, GiB, "Disk bytes per instance.", minimum=0),
+    Key(
+        "topology.component.cpumap",
+        str,
+        "",
+        "Per-component CPU cores, 'component:cores,...' (heronpy).",
+    ),
+    Key(
+        "topology.component.rammap",
+        str,
+        "",
+        "Per-component RAM bytes, 'component:bytes,...' (heronpy).",
+    ),
+    Key(
+        "topology.component.diskmap",
+        str,
+        "",
+        "Per-component disk bytes, 'component:bytes,...' (heronpy).",
+    ),
+    Key(
+        "topology.component.output.bps",
+        int,
+        None,
+        "Bytes per second a component may emit; None = unlimited.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.container.cpu",
+        float,
+        None,
+        "CPU cores per container; None = derived from its instances.",
+        nullable=True,
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "topology.container.ram",
+        int,
+        None,
+        "RAM bytes per container; None = derived from its instances.",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.container.disk",
+        int,
+        None,
+        "Disk bytes per container; None = derived from its instances.",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.container.max.cpu.hint",
+        float,
+        None,
+        "Upper bound on CPU cores per container (heronpy).",
+        nullable=True,
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "topology.container.max.ram.hint",
+        int,
+        None,
+        "Upper bound on RAM bytes per container (heronpy).",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.container.max.disk.hint",
+        int,
+        None,
+        "Upper bound on disk bytes per container (heronpy).",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.container.max.instances",
+        int,
+        10,
+        "Most instances one container holds (first-fit-decreasing packing).",
+        minimum=1,
+    ),
+    Key(
+        "topology.container.padding.percentage",
+        int,
+        10,
+        "Per-container padding as a percentage of its capacity.",
+        minimum=0,
+        maximum=100,
+    ),
+    Key(
+        "topology.container.cpu.padding",
+        float,
+        1.0,
+        "CPU cores per container reserved for its daemons.",
+        minimum=0,
+    ),
+    Key(
+        "topology.container.ram.padding",
+        int,
+        GiB,
+        "RAM bytes per container reserved for its daemons.",
+        minimum=0,
+    ),
+    Key(
+        "topology.container.disk.padding",
+        int,
+        GiB,
+        "Disk bytes per container reserved for its daemons.",
+        minimum=0,
+    ),
+    Key(
+        "topology.packing.ffd.sorting.strategy",
+        str,
+        "RAM_FIRST",
+        "Order in which first-fit-decreasing packing places components.",
+        choices=("RAM_FIRST", "CPU_FIRST"),
+    ),
+    # --- topology: user code and processes -----------------------------------------------------
+    Key(
+        "topology.serializer.classname",
+        str,
+        "pickle",
+        "Serializer of tuple values: 'pickle' or a 'package.module:Class' path.",
+    ),
+    Key(
+        "topology.multilang.serializer",
+        str,
+        "json",
+        "Wire format of Storm multilang components.",
+        choices=("json", "msgpack"),
+    ),
+    Key(
+        "topology.subprocess.timeout.secs",
+        int,
+        30,
+        "Seconds a multilang subprocess may stay silent before it is considered dead.",
+        minimum=1,
+    ),
+    Key(
+        "topology.sleep.spout.wait.strategy.time.ms",
+        int,
+        1,
+        "Milliseconds a spout sleeps after a next_tuple call that emitted nothing.",
+        minimum=0,
+    ),
+    Key(
+        "topology.environment",
+        dict,
+        {},
+        "Environment variables added to every instance process.",
+    ),
+    Key(
+        "topology.worker.childopts",
+        str,
+        "",
+        "Extra options for worker processes (Storm; kept for compatibility).",
+    ),
+    Key(
+        "topology.component.jvmopts",
+        str,
+        "",
+        "JVM options per component (heronpy; no JVM here, kept for compatibility).",
+    ),
+    Key(
+        "topology.additional.classpath",
+        str,
+        "",
+        "Extra JVM classpath (heronpy; no JVM here, kept for compatibility).",
+    ),
+    Key(
+        "topology.auto.task.hooks",
+        list,
+        [],
+        "Task hooks ('package.module:Class' paths) attached to every task.",
+    ),
+    # --- heron: plug-ins ------------------------------------------------------------------------
+    Key(
+        "heron.class.packing.algorithm",
+        str,
+        "round_robin",
+        "Packing plug-in: a built-in short name or 'package.module:Class'.",
+    ),
+    Key(
+        "heron.class.state.manager",
+        str,
+        "localfs",
+        "State manager plug-in: a built-in short name or 'package.module:Class'.",
+    ),
+    Key(
+        "heron.class.scheduler",
+        str,
+        "local",
+        "Scheduler plug-in: a built-in short name or 'package.module:Class'.",
+    ),
+    # --- heron: state manager --------------------------------------------------------------------
+    Key(
+        "heron.statemgr.connection.string",
+        str,
+        "",
+        "Where the state manager lives (e.g. ZooKeeper 'host:port,...').",
+    ),
+    Key(
+        "heron.statemgr.root.path",
+        str,
+        "~/.herondata/repository/state",
+        "Root of the state manager's tree (a directory or a ZooKeeper path).",
+    ),
+    Key(
+        "heron.statemgr.zookeeper.session.timeout.ms",
+        int,
+        30000,
+        "ZooKeeper session timeout in milliseconds.",
+        minimum=1,
+    ),
+    Key(
+        "heron.statemgr.zookeeper.connection.timeout.ms",
+        int,
+        10000,
+        "Milliseconds to wait for a ZooKeeper connection.",
+        minimum=1,
+    ),
+    # --- heron: scheduler and executor ----------------------------------------------------------
+    Key(
+        "heron.directory.home",
+        str,
+        "~/.herondata",
+        "Directory under which topologies' working directories live.",
+    ),
+    Key(
+        "heron.scheduler.spark.master",
+        str,
+        "local[2]",
+        "Spark master URL used by the spark scheduler.",
+    ),
+    Key(
+        "heron.executor.restart.backoff.initial.secs",
+        float,
+        1.0,
+        "Seconds before the first restart of a dead process.",
+        minimum=0,
+    ),
+    Key(
+        "heron.executor.restart.backoff.max.secs",
+        float,
+        30.0,
+        "Longest wait between restarts of a process.",
+        minimum=0,
+    ),
+    Key(
+        "heron.executor.restart.max.attempts",
+        int,
+        150,
+        "Restarts of one process before its executor gives up.",
+        minimum=0,
+    ),
+    # --- heron: instance --------------------------------------------------------------------------
+    Key(
+        "heron.instance.batch.max.tuples",
+        int,
+        1024,
+        "Tuples per outgoing batch before it is flushed.",
+        minimum=1,
+    ),
+    Key(
+        "heron.instance.batch.flush.interval.ms",
+        float,
+        10.0,
+        "Milliseconds after which a partly filled outgoing batch is flushed.",
+        minimum=0,
+    ),
+    Key(
+        "heron.instance.acknowledgement.nbuckets",
+        int,
+        10,
+        "Buckets of the spout's timeout scan (scan period = timeout / nbuckets).",
+        minimum=1,
+    ),
+    # --- heron: stream manager and topology manager --------------------------------------------
+    Key(
+        "heron.streammgr.cache.drain.frequency.ms",
+        float,
+        10.0,
+        "Milliseconds between drains of the Stream Manager's tuple cache.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "heron.streammgr.network.backpressure.highwatermark.mb",
+        int,
+        100,
+        "Queued MB towards an instance or peer at which back pressure starts.",
+        minimum=1,
+    ),
+    Key(
+        "heron.streammgr.network.backpressure.lowwatermark.mb",
+        int,
+        50,
+        "Queued MB below which back pressure is relieved (must be < high watermark).",
+        minimum=0,
+    ),
+    Key(
+        "heron.streammgr.xormgr.rotatingmap.nbuckets",
+        int,
+        3,
+        "Buckets of the rotating map that expires tuple trees.",
+        minimum=1,
+    ),
+    Key(
+        "heron.streammgr.tmanager.heartbeat.interval.sec",
+        float,
+        10.0,
+        "Seconds between Stream Manager heartbeats to the Topology Manager.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "heron.tmanager.stmgr.state.timeout.sec",
+        float,
+        60.0,
+        "Seconds without a heartbeat after which a Stream Manager counts as gone.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    # --- heron: metrics -------------------------------------------------------------------------
+    Key(
+        "heron.metrics.export.interval.sec",
+        float,
+        1.0,
+        "Seconds between metric publications by each instance.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+)
+
+_ORDERINGS = (
+    Ordering(
+        "heron.streammgr.network.backpressure.lowwatermark.mb",
+        "heron.streammgr.network.backpressure.highwatermark.mb",
+    ),
+    Ordering(
+        "heron.executor.restart.backoff.initial.secs",
+        "heron.executor.restart.backoff.max.secs",
+        strict=False,
+    ),
+)
+
+REGISTRY = Registry(_KEYS, _ORDERINGS)
+"""Every registered key by canonical name (aliases resolve through ``REGISTRY.lookup``)."""

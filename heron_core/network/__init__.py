@@ -1,0 +1,27 @@
+"""Message framing shared by every daemon (zmq multipart messages carrying protobufs).
+
+A control message is two frames: the protobuf's full type name and its serialized bytes; the
+receiver dispatches on the type name to the one handler registered for that type. Tuple data is
+three frames, ``[DATA, dest_task (4 bytes), TupleBatch bytes]``, so a stream manager routes a batch
+by reading four bytes and forwards the payload frame without parsing it.
+"""
+
+from heron_core.network._framing import (
+    DATA,
+    Dispatcher,
+    ProtocolError,
+    data_frames,
+    decode,
+    encode,
+    unpack_task,
+)
+
+__all__ = [
+    "DATA",
+    "Dispatcher",
+    "ProtocolError",
+    "data_frames",
+    "decode",
+    "encode",
+    "unpack_task",
+]
