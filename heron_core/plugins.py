@@ -8,14 +8,11 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any
 
 from heron_core.errors import ConfigurationError
 
 __all__ = ["load_plugin", "resolve_class"]
-
-T = TypeVar("T")
-
 
 def resolve_class(path: str) -> Any:
     """Import ``package.module:QualName`` (or ``package.module.QualName``) and return the object.
@@ -48,11 +45,11 @@ def resolve_class(path: str) -> Any:
 
 def load_plugin(
     kind: str,
-    spec: str | T,
+    spec: object,
     builtins: Mapping[str, str],
-    base: type[T],
+    base: type[Any],
     **kwargs: Any,
-) -> T:
+) -> Any:
     """Build the plug-in of ``kind`` named by ``spec``.
 
     Args:
