@@ -33,6 +33,30 @@ def _json_exact(value: Any) -> bool:
     return False
 
 
+def _canonical(value: Any) -> Any:
+    """``value`` with every (sortable) set rebuilt from its sorted items, so that equal values
+    pickle to equal bytes: a set's iteration order depends on the order it was built in."""
+    kind = type(value)
+    if kind in (set, frozenset):
+        items = [_canonical(v) for v in value]
+        try:
+            items.sort()
+        except TypeError:
+            return value
+        return kind(items)
+    if kind is list:
+        return [_canonical(v) for v in value]
+    if kind is tuple:
+        return tuple(_canonical(v) for v in value)
+    if kind is dict:
+        return {k: _canonical(v) for k, v in value.items()}
+    return value
+
+
+def _pickle(value: Any) -> bytes:
+    return pickle.dumps(_canonical(value), protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def config_to_proto(config: Mapping[str, Any]) -> topology_pb2.Config:
     """Encode ``config`` (keys sorted, so equal dicts give equal bytes)."""
     message = topology_pb2.Config()
@@ -42,7 +66,7 @@ def config_to_proto(config: Mapping[str, Any]) -> topology_pb2.Config:
         if _json_exact(value):
             kv.json_value = json.dumps(value, sort_keys=True)
         else:
-            kv.pickled_value = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+            kv.pickled_value = _pickle(value)
     return message
 
 

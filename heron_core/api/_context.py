@@ -1,0 +1,67 @@
+"""What a running spout or bolt task knows about itself and its topology."""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from heron_core.api._spec import GlobalStreamId
+    from heron_core.api._stream import Grouping
+
+__all__ = ["TopologyContext"]
+
+
+class TopologyContext(abc.ABC):
+    """The context passed to ``initialize`` (heronpy's interface).
+
+    The instance process implements it; every method is cheap and may be called from the
+    task's thread at any time after construction.
+    """
+
+    @abc.abstractmethod
+    def get_task_id(self) -> int:
+        """This task's id, unique in the topology."""
+
+    @abc.abstractmethod
+    def get_component_id(self) -> str:
+        """This task's component name."""
+
+    @abc.abstractmethod
+    def get_cluster_config(self) -> dict[str, Any]:
+        """The effective config: topology config overlaid by the component config.
+
+        It is the same dict object that ``initialize`` receives.
+        """
+
+    @abc.abstractmethod
+    def get_topology_name(self) -> str:
+        """The topology's name."""
+
+    @abc.abstractmethod
+    def get_sources(self, component_id: str) -> dict[GlobalStreamId, Grouping] | None:
+        """The streams ``component_id`` subscribes to and their groupings; None for an unknown
+        component."""
+
+    def get_this_sources(self) -> dict[GlobalStreamId, Grouping] | None:
+        """The streams this task's component subscribes to (``get_sources`` of itself)."""
+        return self.get_sources(self.get_component_id())
+
+    @abc.abstractmethod
+    def get_component_tasks(self, component_id: str) -> list[int]:
+        """The task ids of ``component_id``, ascending (empty for an unknown component)."""
+
+    @abc.abstractmethod
+    def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
+        """Report ``metric`` under ``name`` every ``time_bucket_in_sec`` seconds."""
+
+    def add_task_hook(self, task_hook: Any) -> None:
+        """Register a heronpy ``ITaskHook``.
+
+        Raises:
+            NotImplementedError: unless the runtime overrides it.
+        """
+        raise NotImplementedError(
+            f"task hooks are not supported by {type(self).__name__}; "
+            f"cannot add {type(task_hook).__name__}"
+        )

@@ -1,0 +1,75 @@
+"""The tuple a bolt receives."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+__all__ = ["Tuple"]
+
+
+class Tuple:
+    """A received tuple: ``Tuple(id, component, stream, task, values)``.
+
+    Field names and order are those of heronpy's and pystorm's namedtuple, and it unpacks
+    and indexes like one. It is built once per received tuple, so it is a ``__slots__`` class
+    with a plain ``__init__`` (about 2x cheaper to build than a namedtuple subclass that
+    carries the acking slots). Equality is by the five fields; the hash leaves out
+    ``values`` so tuples with list values can be dict keys.
+
+    Tick tuples come from component ``"__system"`` on stream ``"__tick"``.
+
+    Attributes:
+        id: the tuple's id (opaque; use the Tuple itself to ack, fail and anchor).
+        component: the source component.
+        stream: the source stream.
+        task: the source task id (None for system tuples).
+        values: the field values, in declared order.
+
+    >>> tup = Tuple("7", "words", "default", 3, ["hello"])
+    >>> tup
+    Tuple(id='7', component='words', stream='default', task=3, values=['hello'])
+    >>> id_, component, stream, task, values = tup
+    >>> tup[1], component, values
+    ('words', 'words', ['hello'])
+    """
+
+    __slots__ = ("_key", "_roots", "component", "id", "stream", "task", "values")
+
+    _fields: ClassVar[tuple[str, ...]] = ("id", "component", "stream", "task", "values")
+
+    def __init__(self, id: Any, component: str, stream: str, task: int | None, values: Any) -> None:
+        self.id = id
+        self.component = component
+        self.stream = stream
+        self.task = task
+        self.values = values
+        # Kernel-private acking state: set by the instance process, never read by users.
+        self._roots: Any = None
+        self._key: Any = None
+
+    def _astuple(self) -> tuple[Any, str, str, int | None, Any]:
+        return (self.id, self.component, self.stream, self.task, self.values)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._astuple())
+
+    def __getitem__(self, index: int | slice) -> Any:
+        return self._astuple()[index]
+
+    def __len__(self) -> int:
+        return 5
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tuple):
+            return NotImplemented
+        return self._astuple() == other._astuple()
+
+    def __hash__(self) -> int:
+        return hash((self.id, self.component, self.stream, self.task))
+
+    def __repr__(self) -> str:
+        return (
+            f"Tuple(id={self.id!r}, component={self.component!r}, stream={self.stream!r}, "
+            f"task={self.task!r}, values={self.values!r})"
+        )
