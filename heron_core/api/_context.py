@@ -52,6 +52,22 @@ class TopologyContext(abc.ABC):
         """The task ids of ``component_id``, ascending (empty for an unknown component)."""
 
     @abc.abstractmethod
+    def get_topology_id(self) -> str:
+        """The running topology's id (Storm's ``getStormId``)."""
+
+    @abc.abstractmethod
+    def get_component_index(self) -> int:
+        """This task's index within its component, 0..parallelism-1."""
+
+    @abc.abstractmethod
+    def get_output_fields(self, component_id: str, stream: str) -> tuple[str, ...]:
+        """The fields ``component_id`` declares on ``stream`` (empty if it does not declare it)."""
+
+    @abc.abstractmethod
+    def get_this_targets(self) -> dict[str, dict[str, Grouping]]:
+        """``{stream: {consuming component: grouping}}`` of this task's component."""
+
+    @abc.abstractmethod
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
         """Report ``metric`` under ``name`` every ``time_bucket_in_sec`` seconds."""
 

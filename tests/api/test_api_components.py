@@ -260,6 +260,18 @@ class FakeContext(TopologyContext):
     def get_component_tasks(self, component_id: str) -> list[int]:
         return [3]
 
+    def get_topology_id(self) -> str:
+        return "t-1"
+
+    def get_component_index(self) -> int:
+        return 0
+
+    def get_output_fields(self, component_id: str, stream: str) -> tuple[str, ...]:
+        return ()
+
+    def get_this_targets(self) -> dict[str, dict[str, Grouping]]:
+        return {}
+
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
         pass
 
