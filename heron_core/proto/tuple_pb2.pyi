@@ -55,10 +55,10 @@ class TupleBatch(_message.Message):
     COUNT_FIELD_NUMBER: _builtins.int
     SERIALIZER_FIELD_NUMBER: _builtins.int
     VALUES_FIELD_NUMBER: _builtins.int
-    KEYS_FIELD_NUMBER: _builtins.int
     ROOT_COUNTS_FIELD_NUMBER: _builtins.int
     ROOT_TASKS_FIELD_NUMBER: _builtins.int
     ROOT_KEYS_FIELD_NUMBER: _builtins.int
+    ROOT_VALUES_FIELD_NUMBER: _builtins.int
     src_task: _builtins.int
     dest_task: _builtins.int
     stream: _builtins.str
@@ -69,17 +69,19 @@ class TupleBatch(_message.Message):
     values: _builtins.bytes
     """opaque: serialized list of `count` value lists"""
     @_builtins.property
-    def keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """At-least-once only (all empty when acking is off). For tuple i: its edge key is
-        keys[i]; its roots are the next root_counts[i] entries of root_tasks/root_keys.
+    def root_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """At-least-once only (all empty when acking is off). Tuple i's anchors are the next
+        root_counts[i] entries of root_tasks/root_keys/root_values: it belongs to the tree of
+        spout task root_tasks[j] rooted at root_keys[j], and root_values[j] is the XOR of the
+        random edge ids this copy of the tuple adds to that tree (Storm's anchorsToIds).
         """
 
-    @_builtins.property
-    def root_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def root_tasks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def root_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def root_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     def __init__(
         self,
         *,
@@ -90,14 +92,14 @@ class TupleBatch(_message.Message):
         count: _builtins.int = ...,
         serializer: Global___Serializer.ValueType = ...,
         values: _builtins.bytes = ...,
-        keys: _abc.Iterable[_builtins.int] | None = ...,
         root_counts: _abc.Iterable[_builtins.int] | None = ...,
         root_tasks: _abc.Iterable[_builtins.int] | None = ...,
         root_keys: _abc.Iterable[_builtins.int] | None = ...,
+        root_values: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "dest_task", b"dest_task", "keys", b"keys", "root_counts", b"root_counts", "root_keys", b"root_keys", "root_tasks", b"root_tasks", "serializer", b"serializer", "src_component", b"src_component", "src_task", b"src_task", "stream", b"stream", "values", b"values"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "dest_task", b"dest_task", "root_counts", b"root_counts", "root_keys", b"root_keys", "root_tasks", b"root_tasks", "root_values", b"root_values", "serializer", b"serializer", "src_component", b"src_component", "src_task", b"src_task", "stream", b"stream", "values", b"values"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -105,57 +107,55 @@ Global___TupleBatch: _TypeAlias = TupleBatch  # noqa: Y015
 
 @_typing.final
 class AckBatch(_message.Message):
-    """Acking traffic toward the stream manager that tracks a spout task's tuple trees.
-    Entry i concerns root (spout_tasks[i], root_keys[i]) and carries xor_values[i].
+    """Acking traffic for the trees of ONE spout task, sent toward the stream manager of that
+    task's container, which tracks its trees (frames: [AckBatch type, spout task, payload]).
+    Entry i of each list concerns the tree rooted at keys[i] and carries values[i].
     """
 
     DESCRIPTOR: _descriptor.Descriptor
 
-    class _Kind:
-        ValueType = _typing.NewType("ValueType", _builtins.int)
-        V: _TypeAlias = ValueType  # noqa: Y015
-
-    class _KindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[AckBatch._Kind.ValueType], _builtins.type):
-        DESCRIPTOR: _descriptor.EnumDescriptor
-        KIND_UNSPECIFIED: AckBatch._Kind.ValueType  # 0
-        EMIT: AckBatch._Kind.ValueType  # 1
-        """new edges were created: XOR them into the tree"""
-        ACK: AckBatch._Kind.ValueType  # 2
-        """an edge was acked: XOR it (and nothing else) into the tree"""
-        FAIL: AckBatch._Kind.ValueType  # 3
-        """the tree failed"""
-
-    class Kind(_Kind, metaclass=_KindEnumTypeWrapper): ...
-    KIND_UNSPECIFIED: AckBatch.Kind.ValueType  # 0
-    EMIT: AckBatch.Kind.ValueType  # 1
-    """new edges were created: XOR them into the tree"""
-    ACK: AckBatch.Kind.ValueType  # 2
-    """an edge was acked: XOR it (and nothing else) into the tree"""
-    FAIL: AckBatch.Kind.ValueType  # 3
-    """the tree failed"""
-
-    KIND_FIELD_NUMBER: _builtins.int
-    SPOUT_TASKS_FIELD_NUMBER: _builtins.int
-    ROOT_KEYS_FIELD_NUMBER: _builtins.int
-    XOR_VALUES_FIELD_NUMBER: _builtins.int
-    kind: Global___AckBatch.Kind.ValueType
+    SPOUT_TASK_FIELD_NUMBER: _builtins.int
+    INIT_KEYS_FIELD_NUMBER: _builtins.int
+    INIT_VALUES_FIELD_NUMBER: _builtins.int
+    ACK_KEYS_FIELD_NUMBER: _builtins.int
+    ACK_VALUES_FIELD_NUMBER: _builtins.int
+    FAIL_KEYS_FIELD_NUMBER: _builtins.int
+    RESET_KEYS_FIELD_NUMBER: _builtins.int
+    spout_task: _builtins.int
     @_builtins.property
-    def spout_tasks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def init_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """the spout emitted a tree: XOR its first edges in"""
+
     @_builtins.property
-    def root_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def init_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
-    def xor_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    def ack_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """a tuple was acked: XOR (its edge ^ its children's) in"""
+
+    @_builtins.property
+    def ack_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def fail_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """a tuple failed: the tree fails"""
+
+    @_builtins.property
+    def reset_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """restart the tree's timeout (Storm's resetTimeout)"""
+
     def __init__(
         self,
         *,
-        kind: Global___AckBatch.Kind.ValueType = ...,
-        spout_tasks: _abc.Iterable[_builtins.int] | None = ...,
-        root_keys: _abc.Iterable[_builtins.int] | None = ...,
-        xor_values: _abc.Iterable[_builtins.int] | None = ...,
+        spout_task: _builtins.int = ...,
+        init_keys: _abc.Iterable[_builtins.int] | None = ...,
+        init_values: _abc.Iterable[_builtins.int] | None = ...,
+        ack_keys: _abc.Iterable[_builtins.int] | None = ...,
+        ack_values: _abc.Iterable[_builtins.int] | None = ...,
+        fail_keys: _abc.Iterable[_builtins.int] | None = ...,
+        reset_keys: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "root_keys", b"root_keys", "spout_tasks", b"spout_tasks", "xor_values", b"xor_values"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ack_keys", b"ack_keys", "ack_values", b"ack_values", "fail_keys", b"fail_keys", "init_keys", b"init_keys", "init_values", b"init_values", "reset_keys", b"reset_keys", "spout_task", b"spout_task"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -163,28 +163,32 @@ Global___AckBatch: _TypeAlias = AckBatch  # noqa: Y015
 
 @_typing.final
 class SpoutAckBatch(_message.Message):
-    """Tree outcomes delivered by the tracking stream manager to the spout instance."""
+    """Tree outcomes the tracking stream manager delivers to the spout instance."""
 
     DESCRIPTOR: _descriptor.Descriptor
 
     SPOUT_TASK_FIELD_NUMBER: _builtins.int
     ACKED_FIELD_NUMBER: _builtins.int
     FAILED_FIELD_NUMBER: _builtins.int
+    RESET_FIELD_NUMBER: _builtins.int
     spout_task: _builtins.int
     @_builtins.property
     def acked(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def failed(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def reset(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     def __init__(
         self,
         *,
         spout_task: _builtins.int = ...,
         acked: _abc.Iterable[_builtins.int] | None = ...,
         failed: _abc.Iterable[_builtins.int] | None = ...,
+        reset: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["acked", b"acked", "failed", b"failed", "spout_task", b"spout_task"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acked", b"acked", "failed", b"failed", "reset", b"reset", "spout_task", b"spout_task"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,47 @@
+"""``python -m heron_core.instance``: run one spout or bolt task."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+from heron_core.instance._runtime import InstanceArgs, InstanceRuntime
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m heron_core.instance", description=__doc__)
+    parser.add_argument("--topology-name", required=True, help="the topology's name")
+    parser.add_argument("--topology-id", required=True, help="the topology's id")
+    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
+    parser.add_argument("--working-dir", required=True, type=Path, help="the topology's directory")
+    parser.add_argument("--container", required=True, type=int, help="this container's id")
+    parser.add_argument("--task-id", required=True, type=int, help="this instance's global task id")
+    parser.add_argument("--component", required=True, help="the spout or bolt this task runs")
+    parser.add_argument("--component-index", required=True, type=int, help="index in component")
+    parser.add_argument("--local-endpoint", required=True, help="the stmgr's ipc endpoint prefix")
+    ns = parser.parse_args(argv)
+    args = InstanceArgs(
+        topology_name=ns.topology_name,
+        topology_id=ns.topology_id,
+        container=ns.container,
+        task_id=ns.task_id,
+        component=ns.component,
+        component_index=ns.component_index,
+        working_dir=ns.working_dir,
+        local_endpoint=ns.local_endpoint,
+    )
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format=(
+            "%(asctime)s %(levelname)s %(name)s "
+            f"[topology={args.topology_name} role=instance task={args.task_id}] %(message)s"
+        ),
+    )
+    return InstanceRuntime(args).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,224 @@
+"""A real, throw-away ZooKeeper server for tests.
+
+:class:`ZooKeeperServer` runs Debian's ZooKeeper (``apt-get install zookeeper``: the jars under
+``/usr/share/java`` and Java) as ``java ... QuorumPeerMain zoo.cfg``, standalone, on a free
+loopback port with a temporary data directory and the admin server disabled.
+
+>>> with ZooKeeperServer() as server:
+...     server.connection_string.startswith("127.0.0.1:")
+True
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Self
+
+from kazoo.client import KazooClient
+
+__all__ = ["INSTALL_HINT", "ZOOKEEPER_JAR", "ZooKeeperServer", "ZooKeeperServerError"]
+
+ZOOKEEPER_JAR = Path("/usr/share/java/zookeeper.jar")
+"""Where Debian's ``libzookeeper-java`` puts the server (its manifest lists the other jars)."""
+
+# log4j 1.2 and its slf4j binding (dependencies of libzookeeper-java): the server logs
+# nothing without them.
+_LOGGING_JARS = (Path("/usr/share/java/slf4j-log4j12.jar"), Path("/usr/share/java/log4j-1.2.jar"))
+
+INSTALL_HINT = (
+    "install ZooKeeper and Java with `apt-get install zookeeper` "
+    "(Debian/Ubuntu; CI's .ci/run does it)"
+)
+
+_LOG4J = """\
+log4j.rootLogger=INFO, CONSOLE
+log4j.appender.CONSOLE=org.apache.log4j.ConsoleAppender
+log4j.appender.CONSOLE.layout=org.apache.log4j.PatternLayout
+log4j.appender.CONSOLE.layout.ConversionPattern=%d{ISO8601} %-5p [%t:%C{1}@%L] %m%n
+"""
+
+
+class ZooKeeperServerError(RuntimeError):
+    """The server cannot start: ZooKeeper or Java is missing, or it died or never served."""
+
+
+class ZooKeeperServer:
+    """One standalone ZooKeeper server process, started by :meth:`start`.
+
+    ``tickTime`` is 500 ms, so sessions may be as short as 1 s (and at most 60 s).
+    :meth:`stop` always ends the process (SIGTERM, then SIGKILL) and removes its files.
+
+    Args:
+        java: the ``java`` executable; default: the one on ``PATH``.
+        zookeeper_jar: the server jar; default :data:`ZOOKEEPER_JAR`.
+        startup_timeout_s: how long :meth:`start` waits for the server to serve.
+    """
+
+    def __init__(
+        self,
+        *,
+        java: str | None = None,
+        zookeeper_jar: Path = ZOOKEEPER_JAR,
+        startup_timeout_s: float = 60.0,
+    ) -> None:
+        self._java = java or shutil.which("java")
+        self._jar = zookeeper_jar
+        self._startup_timeout_s = startup_timeout_s
+        self._port = 0
+        self._directory: Path | None = None
+        self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
+        self._final_log = ""
+
+    @property
+    def connection_string(self) -> str:
+        """``127.0.0.1:<port>``, for ``heron.statemgr.connection.string`` or kazoo."""
+        return f"127.0.0.1:{self._port}"
+
+    @property
+    def port(self) -> int:
+        """The client port (0 before :meth:`start`)."""
+        return self._port
+
+    def start(self) -> None:
+        """Start the server and return once it serves requests.
+
+        Raises:
+            ZooKeeperServerError: Java or ZooKeeper is not installed (the message says how to
+                install them), or the server exited or did not serve within the startup
+                timeout (the message holds its log).
+        """
+        missing = [
+            what
+            for what, found in (("java", self._java), (str(self._jar), self._jar.is_file()))
+            if not found
+        ]
+        if missing:
+            raise ZooKeeperServerError(
+                f"cannot start a ZooKeeper server: {' and '.join(missing)} not found; "
+                f"{INSTALL_HINT}"
+            )
+        assert self._java is not None
+        self._directory = Path(tempfile.mkdtemp(prefix="heron-zookeeper-"))
+        conf, data = self._directory / "conf", self._directory / "data"
+        conf.mkdir()
+        data.mkdir()
+        self._port = _free_port()
+        (conf / "zoo.cfg").write_text(
+            f"tickTime=500\ndataDir={data}\nclientPort={self._port}\n"
+            "clientPortAddress=127.0.0.1\nmaxClientCnxns=0\n"
+            "minSessionTimeout=1000\nmaxSessionTimeout=60000\n"
+            "admin.enableServer=false\n4lw.commands.whitelist=srvr,ruok\n"
+            "forceSync=no\npreAllocSize=1024\n"
+        )
+        (conf / "log4j.properties").write_text(_LOG4J)
+        jars = [self._jar, *(jar for jar in _LOGGING_JARS if jar.is_file())]
+        self._log = open(self._directory / "zookeeper.log", "wb")  # noqa: SIM115 (stop closes)
+        self._process = subprocess.Popen(
+            [
+                self._java,
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Dzookeeper.admin.enableServer=false",
+                "-cp",
+                ":".join(str(path) for path in (conf, *jars)),
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain",
+                str(conf / "zoo.cfg"),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            self._wait_until_serving(self._process)
+        except BaseException:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        """Kill the server by pid (SIGTERM, then SIGKILL after 10 s) and remove its files.
+
+        Idempotent; :meth:`log_text` still answers afterwards.
+        """
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+        if self._directory is not None:
+            self._final_log = self.log_text()
+            shutil.rmtree(self._directory, ignore_errors=True)
+            self._directory = None
+
+    def log_text(self) -> str:
+        """Everything the server has logged so far."""
+        if self._directory is None:
+            return self._final_log
+        try:
+            return (self._directory / "zookeeper.log").read_text(errors="replace")
+        except FileNotFoundError:
+            return ""
+
+    def expire_session(self, client_id: tuple[int, bytes]) -> None:
+        """Make the server end a client's session as if the client had vanished.
+
+        A second client joins the session (``client_id`` is kazoo's ``KazooClient.client_id``:
+        session id and password) and closes it: the server deletes the session's ephemeral
+        nodes, and the original client learns on its next reconnect that its session expired.
+        """
+        twin = KazooClient(self.connection_string, client_id=client_id)
+        try:
+            twin.start(timeout=self._startup_timeout_s)
+            twin.stop()
+        finally:
+            twin.close()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _wait_until_serving(self, process: subprocess.Popen[bytes]) -> None:
+        deadline = time.monotonic() + self._startup_timeout_s
+        while b"Mode: standalone" not in self._four_letter_word(b"srvr"):
+            try:
+                code = process.wait(timeout=0.1)  # doubles as the pause between probes
+            except subprocess.TimeoutExpired:
+                if time.monotonic() > deadline:
+                    raise ZooKeeperServerError(
+                        f"ZooKeeper on port {self._port} did not serve within "
+                        f"{self._startup_timeout_s:g} s; its log:\n{self.log_text()}"
+                    ) from None
+            else:
+                raise ZooKeeperServerError(
+                    f"ZooKeeper exited with code {code} before serving; its log:\n{self.log_text()}"
+                )
+
+    def _four_letter_word(self, word: bytes) -> bytes:
+        try:
+            with socket.create_connection(("127.0.0.1", self._port), timeout=2) as connection:
+                connection.sendall(word)
+                return b"".join(iter(lambda: connection.recv(4096), b""))
+        except OSError:
+            return b""
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port

@@ -1,0 +1,74 @@
+"""``python -m heron_core.tmanager``: the Topology Manager of one topology (container 0).
+
+Flags are the common daemon flags of the runtime contract plus ``--host``. Exits 0 on SIGTERM
+or SIGINT, 1 when it cannot start or fails while serving, 2 on bad flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import signal
+import sys
+from pathlib import Path
+from types import FrameType
+
+from heron_core.errors import HeronError
+from heron_core.statemgr import create_state_manager
+from heron_core.tmanager._daemon import TManager
+
+logger = logging.getLogger(__name__)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse ``argv``, configure logging, run the daemon; return the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m heron_core.tmanager", description=__doc__)
+    parser.add_argument("--topology-name", required=True, help="the topology's name")
+    parser.add_argument("--topology-id", required=True, help="the topology's id")
+    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
+    parser.add_argument("--working-dir", required=True, type=Path, help="the topology's directory")
+    parser.add_argument("--container", required=True, type=int, help="this container's id (0)")
+    parser.add_argument("--state-config", required=True, help="state manager config (JSON object)")
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind and advertise")
+    args = parser.parse_args(argv)
+    if args.container != 0:
+        parser.error(f"the tmanager runs in container 0, got --container {args.container}")
+    try:
+        state_config = json.loads(args.state_config)
+    except json.JSONDecodeError as exc:
+        parser.error(f"--state-config is not JSON: {exc}")
+    if not isinstance(state_config, dict):
+        parser.error(f"--state-config must be a JSON object, got {args.state_config!r}")
+
+    tag = f"topology={args.topology_name} role=tmanager task={args.container}"
+    logging.basicConfig(
+        level=logging.INFO,
+        stream=sys.stderr,
+        format=f"%(asctime)s %(levelname)s %(name)s [{tag.replace('%', '%%')}] %(message)s",
+    )
+    try:
+        state = create_state_manager(state_config, args.cluster)
+    except HeronError as exc:
+        logger.error("cannot build the state manager: %s", exc)
+        return 1
+    tmanager = TManager(state, args.topology_name, args.topology_id, host=args.host)
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        logger.info("received %s", signal.Signals(signum).name)
+        tmanager.stop()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        state.start()
+        return tmanager.run()
+    except HeronError as exc:
+        logger.error("cannot reach the state manager: %s", exc)
+        return 1
+    finally:
+        state.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

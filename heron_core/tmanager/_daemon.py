@@ -1,0 +1,277 @@
+"""The tmanager daemon: start-up against the state manager, the poll loop, clean shutdown."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import math
+import socket
+import time
+from collections.abc import Callable
+from typing import TypeVar
+
+import zmq
+
+from heron_core.config import REGISTRY, config_from_proto
+from heron_core.errors import (
+    ConfigurationError,
+    HeronError,
+    StateManagerError,
+    TopologyValidationError,
+)
+from heron_core.network import encode
+from heron_core.proto import packing_plan_pb2, tmanager_pb2, topology_pb2
+from heron_core.statemgr import StateManager
+from heron_core.tmanager._registration import StMgrRegistry
+from heron_core.tmanager._stats_server import MetricsStore, StatsServer
+from heron_core.tmanager._stmgr_server import StMgrServer
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SILENCE_KEY = "heron.tmanager.stmgr.state.timeout.sec"
+_PROBE_TIMEOUT_S = 1.0
+
+
+class TManager:
+    """The Topology Manager of one topology: one thread, one zmq poll loop.
+
+    `run` loads the topology and packing plan from ``state`` (retrying up to
+    ``startup_timeout`` seconds each), binds the server and stats ROUTER sockets on random
+    ports of ``host``, writes the ephemeral ``TManagerLocation`` and serves until `stop`.
+    It then closes its sockets (linger 0) and deletes its location node if that is still its
+    own. It never starts or closes ``state``: its owner does.
+
+    Args:
+        state: a started state manager.
+        topology_name: the topology served; its stored logical plan must carry this name.
+        topology_id: the id the stored logical plan must carry.
+        host: the address the ports are bound on and advertised with (a hostname is resolved
+            for binding and advertised as given).
+        clock: monotonic seconds; every deadline and heartbeat time is read from it.
+        startup_timeout: seconds to wait for each start-up condition (topology, packing plan,
+            a stale location node to go away).
+        retry_interval: seconds between start-up attempts.
+
+    >>> import tempfile
+    >>> from heron_core.statemgr import LocalFileSystemStateManager
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> with LocalFileSystemStateManager({"heron.statemgr.root.path": tmp.name}, "local") as sm:
+    ...     TManager(sm, "wc", "wc-1", startup_timeout=0).run()  # nothing submitted: exit 1
+    1
+    >>> tmp.cleanup()
+    """
+
+    def __init__(
+        self,
+        state: StateManager,
+        topology_name: str,
+        topology_id: str,
+        *,
+        host: str = "127.0.0.1",
+        clock: Callable[[], float] = time.monotonic,
+        startup_timeout: float = 30.0,
+        retry_interval: float = 0.5,
+    ) -> None:
+        self._state = state
+        self._name = topology_name
+        self._id = topology_id
+        self._host = host
+        self._clock = clock
+        self._startup_timeout = startup_timeout
+        self._retry_interval = retry_interval
+        self._stopping = False
+        self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._wake_reader, self._wake_writer = socket.socketpair()
+        self._wake_writer.setblocking(False)
+        self._sockets: list[zmq.Socket[bytes]] = []
+        self._location: tmanager_pb2.TManagerLocation | None = None
+
+    def stop(self) -> None:
+        """Ask `run` to return 0 soon. Safe to call from a signal handler; idempotent."""
+        self._stopping = True
+        # OSError: the buffer is full (a wake-up is pending anyway) or the socket is closed.
+        with contextlib.suppress(OSError):
+            self._wake_writer.send(b"\0")
+
+    def run(self) -> int:
+        """Serve until `stop`; return the exit status: 0 after `stop`, 1 after an error.
+
+        Every `HeronError` (a topology or packing plan still missing after the timeout, a
+        stored topology whose name or id does not match, an inconsistent packing plan, a
+        location node held by another live tmanager, a failed write of the physical plan) is
+        logged as one ERROR line naming the topology. The shutdown steps run in every case.
+        Call it at most once per instance.
+        """
+        try:
+            return self._run()
+        except HeronError as exc:
+            logger.error("tmanager of topology %r failed: %s", self._name, exc)
+            return 1
+        finally:
+            self._shutdown()
+
+    # --------------------------------------------------------------------------- start-up
+
+    def _run(self) -> int:
+        topology = self._wait_for("logical plan (topologies/)", self._state.get_topology)
+        if topology is None:
+            return 0
+        if topology.name != self._name or topology.id != self._id:
+            raise TopologyValidationError(
+                self._name,
+                None,
+                f"the stored logical plan is topology {topology.name!r} with id {topology.id!r};"
+                f" expected topology {self._name!r} with id {self._id!r}",
+            )
+        packing_plan = self._wait_for("packing plan (packingplans/)", self._state.get_packing_plan)
+        if packing_plan is None:
+            return 0
+        return self._serve(topology, packing_plan)
+
+    def _wait_for(self, what: str, fetch: Callable[[str], T | None]) -> T | None:
+        """``fetch(name)`` once it is not None, or None if stopped meanwhile."""
+        deadline = self._clock() + self._startup_timeout
+        attempts = 0
+        while not self._stopping:
+            value = fetch(self._name)
+            if value is not None:
+                return value
+            if self._clock() >= deadline:
+                raise StateManagerError(
+                    f"topology {self._name!r}: no {what} in the state manager after "
+                    f"{self._startup_timeout:g} s; was the topology submitted?"
+                )
+            if attempts == 0:
+                logger.info("waiting up to %g s for the %s", self._startup_timeout, what)
+            attempts += 1
+            self._sleep(self._retry_interval)
+        return None
+
+    def _sleep(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if `stop` is called."""
+        poller = zmq.Poller()
+        poller.register(self._wake_reader, zmq.POLLIN)
+        poller.poll(math.ceil(seconds * 1000))
+
+    def _bind(self) -> tuple[zmq.Socket[bytes], int]:
+        sock = self._context.socket(zmq.ROUTER)
+        sock.setsockopt(zmq.LINGER, 0)
+        self._sockets.append(sock)
+        try:
+            return sock, sock.bind_to_random_port(f"tcp://{socket.gethostbyname(self._host)}")
+        except (OSError, zmq.ZMQError) as exc:
+            raise ConfigurationError(
+                f"topology {self._name!r}: cannot bind the tmanager's ports on host "
+                f"{self._host!r}: {exc}"
+            ) from exc
+
+    def _establish(self, location: tmanager_pb2.TManagerLocation) -> bool:
+        """Write ``location`` unless another tmanager holds the node; False if stopped."""
+        deadline = self._clock() + self._startup_timeout
+        attempts = 0
+        while not self._stopping:
+            current = self._state.get_tmanager_location(self._name)
+            if current is None:
+                self._state.set_tmanager_location(self._name, location)
+                self._location = location
+                return True
+            where = f"{current.host}, server port {current.server_port}"
+            if self._answers(current):
+                raise StateManagerError(
+                    f"topology {self._name!r}: another live tmanager ({where}, id "
+                    f"{current.topology_id!r}) owns the tmanager location node and answers on "
+                    f"stats port {current.stats_port}; stop it first"
+                )
+            if self._clock() >= deadline:
+                raise StateManagerError(
+                    f"topology {self._name!r}: the tmanager location node still names {where}, "
+                    f"which does not answer, after {self._startup_timeout:g} s; its owner's "
+                    "session has not expired (delete the node to take over)"
+                )
+            if attempts == 0:
+                logger.info("waiting for the stale tmanager location (%s) to expire", where)
+            attempts += 1
+            self._sleep(self._retry_interval)
+        return False
+
+    def _answers(self, location: tmanager_pb2.TManagerLocation) -> bool:
+        """Whether a tmanager answers a metrics request on ``location``'s stats port."""
+        probe = self._context.socket(zmq.DEALER)
+        try:
+            probe.setsockopt(zmq.LINGER, 0)
+            probe.connect(f"tcp://{location.host}:{location.stats_port}")
+            probe.send_multipart(encode(tmanager_pb2.MetricsRequest()))
+            return bool(probe.poll(math.ceil(_PROBE_TIMEOUT_S * 1000)))
+        finally:
+            probe.close(linger=0)
+
+    # --------------------------------------------------------------------------- serving
+
+    def _serve(
+        self, topology: topology_pb2.Topology, packing_plan: packing_plan_pb2.PackingPlan
+    ) -> int:
+        registry = StMgrRegistry(topology, packing_plan)
+        key = REGISTRY[SILENCE_KEY]
+        silence = key.check(
+            config_from_proto(topology.topology_config).get(SILENCE_KEY, key.default),
+            f"the topology config of {self._name!r}",
+        )
+        store = MetricsStore()
+        server_socket, server_port = self._bind()
+        stats_socket, stats_port = self._bind()
+        stmgrs = StMgrServer(
+            server_socket,
+            registry,
+            store,
+            lambda plan: self._state.set_physical_plan(self._name, plan),
+            self._clock,
+        )
+        stats = StatsServer(stats_socket, store)
+        location = tmanager_pb2.TManagerLocation(
+            topology_name=self._name,
+            topology_id=self._id,
+            host=self._host,
+            server_port=server_port,
+            stats_port=stats_port,
+        )
+        if not self._establish(location):
+            return 0
+        logger.info(
+            "serving topology %r: stream managers on tcp://%s:%d, stats on tcp://%s:%d; %s",
+            self._name,
+            self._host,
+            location.server_port,
+            self._host,
+            location.stats_port,
+            registry.waiting,
+        )
+        poller = zmq.Poller()
+        for readable in (stmgrs.socket, stats.socket, self._wake_reader):
+            poller.register(readable, zmq.POLLIN)
+        while not self._stopping:
+            deadline = registry.next_silence(silence)
+            wait_ms = None if deadline is None else math.ceil(1000 * (deadline - self._clock()))
+            events = dict(poller.poll(None if wait_ms is None else max(wait_ms, 0)))
+            if stmgrs.socket in events:
+                stmgrs.on_readable()
+            if stats.socket in events:
+                stats.on_readable()
+            for sid in registry.newly_silent(self._clock(), silence):
+                logger.warning("%s has sent no heartbeat for %g s", sid, silence)
+        logger.info("stopping")
+        return 0
+
+    def _shutdown(self) -> None:
+        for sock in self._sockets:
+            sock.close(linger=0)
+        if self._location is not None:
+            try:
+                if self._state.get_tmanager_location(self._name) == self._location:
+                    self._state.delete_tmanager_location(self._name)
+            except StateManagerError as exc:
+                logger.warning("could not delete the tmanager location: %s", exc)
+        self._context.term()
+        self._wake_reader.close()
+        self._wake_writer.close()

@@ -1,0 +1,93 @@
+"""The stats port: metric queries from clients (`heron run`, the tracker) over a zmq ROUTER.
+
+A client connects a DEALER, sends ``encode(MetricsRequest)`` and reads one ``MetricsResponse``.
+The store it answers from is filled by the stream managers' ``PublishMetrics`` (see
+`_stmgr_server`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+import zmq
+
+from heron_core.network import Dispatcher, ProtocolError, encode
+from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2
+
+logger = logging.getLogger(__name__)
+
+
+class MetricsStore:
+    """The newest published metrics message of every instance.
+
+    >>> from heron_core.proto import metrics_pb2 as m
+    >>> store = MetricsStore()
+    >>> pub = m.MetricPublisher(component_name="word", instance_id="container_1_word_2")
+    >>> store.publish([m.MetricPublisherPublishMessage(publisher=pub, timestamp=5),
+    ...                m.MetricPublisherPublishMessage(publisher=pub, timestamp=3)])
+    >>> [msg.timestamp for msg in store.query("word")], store.query("other")
+    ([5], [])
+    """
+
+    def __init__(self) -> None:
+        self._newest: dict[str, metrics_pb2.MetricPublisherPublishMessage] = {}
+
+    def publish(self, messages: Iterable[metrics_pb2.MetricPublisherPublishMessage]) -> None:
+        """Keep each message unless a newer one (by timestamp) of its instance is held.
+
+        Messages without ``publisher.instance_id`` are dropped with a warning.
+        """
+        for message in messages:
+            key = message.publisher.instance_id
+            if not key:
+                logger.warning("dropping metrics without publisher.instance_id: %s", message)
+                continue
+            held = self._newest.get(key)
+            if held is None or held.timestamp <= message.timestamp:
+                self._newest[key] = message
+
+    def query(self, component_name: str = "") -> list[metrics_pb2.MetricPublisherPublishMessage]:
+        """The newest message of every instance of ``component_name`` (all when empty).
+
+        Sorted by instance id; the messages are the store's own, not to be modified.
+        """
+        return [
+            self._newest[key]
+            for key in sorted(self._newest)
+            if not component_name or self._newest[key].publisher.component_name == component_name
+        ]
+
+
+class StatsServer:
+    """Answers ``MetricsRequest`` on the stats port's ROUTER socket.
+
+    Args:
+        socket: a bound ROUTER socket; this class reads and writes it, never closes it.
+        store: where the answers come from.
+    """
+
+    def __init__(self, socket: zmq.Socket[bytes], store: MetricsStore) -> None:
+        self.socket = socket
+        self._store = store
+        self._dispatcher = Dispatcher("tmanager stats server")
+        self._dispatcher.register(tmanager_pb2.MetricsRequest, self._on_metrics_request)
+
+    def on_readable(self) -> None:
+        """Handle every message waiting on the socket (must not block)."""
+        while True:
+            try:
+                frames = self.socket.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                self._dispatcher.dispatch(frames[1:], frames[0])
+            except ProtocolError as exc:
+                logger.warning("ignoring a malformed message on the stats port: %s", exc)
+
+    def _on_metrics_request(self, request: tmanager_pb2.MetricsRequest, peer: bytes) -> None:
+        response = tmanager_pb2.MetricsResponse(
+            status=common_pb2.Status(status=common_pb2.OK),
+            messages=self._store.query(request.component_name),
+        )
+        self.socket.send_multipart([peer, *encode(response)])

@@ -1,0 +1,96 @@
+"""The emitting side: batching per destination, and clear errors for bad emits."""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import pytest
+
+from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
+from heron_core.errors import UserCodeError
+from heron_core.instance._emitter import Emitter
+from heron_core.instance._plan import PlanView
+from heron_core.proto import physical_plan_pb2, tuple_pb2
+
+
+class Src(Spout):
+    outputs = [
+        Stream(["word"]),
+        Stream(["a", "b"], name="pairs"),
+        Stream(["x"], name="d", direct=True),
+    ]
+
+
+class Sink(Bolt):
+    def process(self, tup: Any) -> None:
+        pass
+
+
+class FakeClient:
+    def __init__(self) -> None:
+        self.sent: list[tuple[int, tuple_pb2.TupleBatch]] = []
+
+    def send_data(self, task: int, batch: bytes) -> None:
+        self.sent.append((task, tuple_pb2.TupleBatch.FromString(batch)))
+
+
+def make(batch_max: int = 3) -> tuple[Emitter, FakeClient]:
+    b = TopologyBuilder("t")
+    src = b.add_spout("src", Src, par=1)
+    b.add_bolt("fields", Sink, par=2, inputs={src: Grouping.fields("word")})
+    b.add_bolt("pairs", Sink, par=1, inputs={src["pairs"]: Grouping.ALL})
+    b.add_bolt("direct", Sink, par=2, inputs={src["d"]: Grouping.DIRECT})
+    plan = b.build()
+    pplan = physical_plan_pb2.PhysicalPlan(topology=plan.to_proto())
+    pplan.stmgrs.add(id="stmgr-1", container_id=1)
+    task = 1
+    for comp in plan.components:
+        for index in range(comp.parallelism):
+            inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id="stmgr-1")
+            inst.info.task_id, inst.info.component_index = task, index
+            inst.info.component_name = comp.name
+            task += 1
+    client = FakeClient()
+    view = PlanView(pplan)
+    emitter = Emitter(view, "src", 1, 1, client, batch_max, lambda *a: None)  # type: ignore[arg-type]
+    return emitter, client
+
+
+def test_batches_are_sent_when_full_and_on_flush() -> None:
+    emitter, client = make(batch_max=3)
+    for _ in range(7):
+        emitter.emit(["same"])
+    assert [b.count for _, b in client.sent] == [3, 3]
+    emitter.flush()
+    assert [b.count for _, b in client.sent] == [3, 3, 1]
+    task, batch = client.sent[0]
+    assert batch.dest_task == task and batch.src_task == 1 and batch.stream == "default"
+    assert pickle.loads(batch.values) == [["same"]] * 3
+    assert emitter.emit_counts()["default"] == 7
+
+
+def test_need_task_ids_returns_the_destinations() -> None:
+    emitter, _ = make()
+    assert emitter.emit(["a", 1], stream="pairs", need_task_ids=True) == [4]
+    assert emitter.emit(["x"], stream="d", direct_task=6, need_task_ids=True) == [6]
+    assert emitter.emit(["w"]) is None
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"values": ["a"], "stream": "nope"}, "does not declare.*declared streams"),
+        ({"values": ["a", "b", "c"], "stream": "pairs"}, "emitted 3 values.*declares 2 fields"),
+        ({"values": "abc"}, "needs a list or tuple"),
+        ({"values": ["a"], "direct_task": 5}, "not declared direct"),
+        ({"values": ["x"], "stream": "d"}, "is direct: emit with a direct task"),
+        ({"values": ["x"], "stream": "d", "direct_task": 2}, "subscribed with a direct grouping"),
+    ],
+)
+def test_bad_emits_name_topology_component_and_stream(kwargs: dict[str, Any], message: str) -> None:
+    emitter, _ = make()
+    values = kwargs.pop("values")
+    with pytest.raises(UserCodeError, match=message) as info:
+        emitter.emit(values, **kwargs)
+    assert "topology 't', component 'src', task 1" in str(info.value)

@@ -1,0 +1,205 @@
+"""The daemon in this process (a thread), with an injected clock: start-up and heartbeats."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+
+from heron_core.config import config_to_proto
+from heron_core.network import encode
+from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
+from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.tmanager import TManager
+
+
+class Clock:
+    """A clock that moves only when told to, or by ``step`` on every read."""
+
+    def __init__(self, step: float = 0.0) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+class Running:
+    """A `TManager` running on a thread; `stop` returns its exit status."""
+
+    def __init__(self, tmanager: TManager) -> None:
+        self.tmanager = tmanager
+        self.status: int | None = None
+        self.thread = threading.Thread(target=self._run, name="tmanager-under-test")
+        self.thread.start()
+
+    def _run(self) -> None:
+        self.status = self.tmanager.run()
+
+    def stop(self) -> int | None:
+        self.tmanager.stop()
+        self.thread.join(30)
+        assert not self.thread.is_alive(), "run() did not return within 30 s of stop()"
+        return self.status
+
+
+@pytest.fixture
+def running() -> Iterator[Callable[[TManager], Running]]:
+    """Run tmanagers on threads; every one is stopped after the test."""
+    started: list[Running] = []
+
+    def start(tmanager: TManager) -> Running:
+        started.append(Running(tmanager))
+        return started[-1]
+
+    yield start
+    for run in started:
+        run.stop()
+
+
+def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_missing_packing_plan_gives_up_after_the_startup_timeout(
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    state.set_topology("wc", topology)
+    tmanager = TManager(state, "wc", "wc-1", clock=Clock(step=1.0), retry_interval=0.001)
+    assert tmanager.run() == 1
+    assert errors(caplog) == [
+        "tmanager of topology 'wc' failed: topology 'wc': no packing plan (packingplans/) "
+        "in the state manager after 30 s; was the topology submitted?"
+    ]
+    assert state.get_tmanager_location("wc") is None
+
+
+def test_topology_with_another_id_is_refused(
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    topology.id = "wc-0"
+    state.set_topology("wc", topology)
+    state.set_packing_plan("wc", packing_plan)
+    assert TManager(state, "wc", "wc-1").run() == 1
+    assert "with id 'wc-0'; expected topology 'wc' with id 'wc-1'" in (errors(caplog)[0])
+
+
+def test_inconsistent_packing_plan_is_refused(
+    submitted: LocalFileSystemStateManager,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    packing_plan.containers[0].instances[0].component_name = "ghost"
+    submitted.set_packing_plan("wc", packing_plan)
+    assert TManager(submitted, "wc", "wc-1").run() == 1
+    assert "component 'ghost', which is not in the topology" in errors(caplog)[0]
+    assert submitted.get_tmanager_location("wc") is None
+
+
+def test_plans_written_late_are_picked_up_and_stop_while_waiting_exits_zero(
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    running: Callable[[TManager], Running],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+) -> None:
+    waiting = running(TManager(state, "wc", "wc-1", retry_interval=0.01))
+    state.set_topology("wc", topology)
+    state.set_packing_plan("wc", packing_plan)
+    wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
+    assert waiting.stop() == 0
+    assert state.get_tmanager_location("wc") is None
+
+    never = running(TManager(state, "other", "o-1"))
+    assert never.stop() == 0
+
+
+def test_stale_location_blocks_until_it_goes_away(
+    submitted: LocalFileSystemStateManager,
+    tmp_path: Path,
+    running: Callable[[TManager], Running],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    holder = LocalFileSystemStateManager({"heron.statemgr.root.path": str(tmp_path)}, "local")
+    with holder:  # a live owner whose advertised ports answer nothing
+        stale = tmanager_pb2.TManagerLocation(
+            topology_name="wc", topology_id="wc-1", host="127.0.0.1", server_port=1, stats_port=1
+        )
+        holder.set_tmanager_location("wc", stale)
+        impatient = TManager(submitted, "wc", "wc-1", clock=Clock(step=30.0))
+        assert impatient.run() == 1
+        assert (
+            "names 127.0.0.1, server port 1, which does not answer, after 30 s"
+            in (errors(caplog)[0])
+        )
+        assert submitted.get_tmanager_location("wc") == stale
+
+        patient = running(TManager(submitted, "wc", "wc-1", retry_interval=0.01))
+        holder.delete_tmanager_location("wc")
+
+        def replaced() -> tmanager_pb2.TManagerLocation | None:
+            current = submitted.get_tmanager_location("wc")
+            return current if current not in (None, stale) else None
+
+        assert wait_until("a new location", replaced).server_port > 1
+        assert patient.stop() == 0
+        assert submitted.get_tmanager_location("wc") is None
+
+
+def test_silent_stmgrs_are_reported_once_per_silence_by_the_injected_clock(
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    running: Callable[[TManager], Running],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    stmgr: Callable[[int, str], Any],
+    dealer: Callable[[int], zmq.Socket[bytes]],
+    receive: Callable[..., Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    topology.topology_config.CopyFrom(
+        config_to_proto({"heron.tmanager.stmgr.state.timeout.sec": 5})
+    )
+    state.set_topology("wc", topology)
+    state.set_packing_plan("wc", packing_plan)
+    clock = Clock()
+    run = running(TManager(state, "wc", "wc-1", clock=clock))
+    location = wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
+    s1 = stmgr(location.server_port, "stmgr-1")
+    assert s1.register(data_port=1).status.status == common_pb2.OK
+    stats = dealer(location.stats_port)
+
+    def poke() -> None:
+        """Wake the loop and wait until it has served a request."""
+        stats.send_multipart(encode(tmanager_pb2.MetricsRequest()))
+        receive(stats, tmanager_pb2.MetricsResponse)
+
+    def warnings() -> list[str]:
+        return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+    clock.now = 5.0
+    poke()
+    assert wait_until("a warning", warnings) == ["stmgr-1 has sent no heartbeat for 5 s"]
+    clock.now = 100.0
+    poke()
+    assert s1.heartbeat() == common_pb2.OK
+    assert warnings() == ["stmgr-1 has sent no heartbeat for 5 s"]
+    assert "stmgr-1 is heartbeating again" in caplog.messages
+
+    clock.now = 105.0
+    poke()
+    wait_until("a second warning", lambda: len(warnings()) == 2)
+    assert run.stop() == 0

@@ -1,0 +1,162 @@
+"""The real daemon process (``python -m heron_core.tmanager``) against two fake stream managers."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import zmq
+
+from heron_core.network import encode
+from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2
+from heron_core.statemgr import LocalFileSystemStateManager
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture
+def tmanagers(tmp_path: Path) -> Iterator[Callable[[], tuple[subprocess.Popen[bytes], Path]]]:
+    """Start tmanager processes; kill (by pid) any still running and print every log after."""
+    started: list[tuple[subprocess.Popen[bytes], Path]] = []
+
+    def start() -> tuple[subprocess.Popen[bytes], Path]:
+        log = tmp_path / f"tmanager-{len(started)}.log"
+        state_config = {
+            "heron.class.state.manager": "localfs",
+            "heron.statemgr.root.path": str(tmp_path),
+        }
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "heron_core.tmanager",
+                    "--topology-name=wc",
+                    "--topology-id=wc-1",
+                    "--cluster=local",
+                    f"--working-dir={tmp_path}",
+                    "--container=0",
+                    f"--state-config={json.dumps(state_config)}",
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=tmp_path,
+            )
+        started.append((proc, log))
+        return proc, log
+
+    yield start
+    for proc, log in started:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        print(f"----- {log.name} (exit {proc.returncode})\n{log.read_text()}")
+
+
+def test_registration_plan_broadcast_metrics_and_clean_exit(
+    submitted: LocalFileSystemStateManager,
+    stmgr: Callable[[int, str], Any],
+    dealer: Callable[[int], zmq.Socket[bytes]],
+    receive: Callable[..., Any],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    tmanagers: Callable[[], tuple[subprocess.Popen[bytes], Path]],
+) -> None:
+    state = submitted
+    proc, log = tmanagers()
+    location = wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
+    assert (location.topology_name, location.topology_id, location.host) == (
+        "wc",
+        "wc-1",
+        "127.0.0.1",
+    )
+    assert location.server_port > 0 and location.stats_port > 0
+
+    s1 = stmgr(location.server_port, "stmgr-1")
+    first = s1.register(data_port=1001)
+    assert first.status.status == common_pb2.OK and not first.HasField("pplan")
+    # Anything sent to s1 before the heartbeat's answer (such as a plan) would fail here.
+    assert s1.heartbeat() == common_pb2.OK
+    assert state.get_physical_plan("wc") is None
+
+    stranger = stmgr(location.server_port, "stmgr-7")
+    assert stranger.register(data_port=7).status.status == common_pb2.INVALID_STMGR
+
+    s2 = stmgr(location.server_port, "stmgr-2")
+    second = s2.register(data_port=1002)
+    assert second.status.status == common_pb2.OK
+    plan = second.pplan
+    assert [(s.id, s.container_id, s.data_port) for s in plan.stmgrs] == [
+        ("stmgr-1", 1, 1001),
+        ("stmgr-2", 2, 1002),
+    ]
+    assert [i.instance_id for i in plan.instances] == [
+        "container_1_word_1",
+        "container_2_word_2",
+        "container_1_count_3",
+        "container_2_count_4",
+    ]
+    assert plan.topology == state.get_topology("wc")
+    assert s1.next_plan() == plan and s2.next_plan() == plan
+    assert state.get_physical_plan("wc") == plan
+
+    # stmgr-1 restarts: a new connection re-registers; the plan is rebuilt and re-broadcast.
+    s1_new = stmgr(location.server_port, "stmgr-1")
+    again = s1_new.register(data_port=2001)
+    assert [s.data_port for s in again.pplan.stmgrs] == [2001, 1002]
+    assert s1_new.next_plan() == again.pplan and s2.next_plan() == again.pplan
+    assert state.get_physical_plan("wc") == again.pplan
+    assert s1.heartbeat() == common_pb2.STMGR_DIDNT_REGISTER  # the old connection got no plan
+
+    def published(component: str, instance: str, timestamp: int, count: str) -> Any:
+        return metrics_pb2.MetricPublisherPublishMessage(
+            publisher=metrics_pb2.MetricPublisher(component_name=component, instance_id=instance),
+            timestamp=timestamp,
+            metrics=[metrics_pb2.MetricDatum(name="__emit-count/default", value=count)],
+        )
+
+    newest_word = published("word", "container_2_word_2", 20, "7")
+    count = published("count", "container_2_count_4", 15, "3")
+    batch = [published("word", "container_2_word_2", 10, "5"), newest_word, count]
+    s2.sock.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=batch)))
+    s2.sock.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=[batch[0]])))
+    assert s2.heartbeat() == common_pb2.OK  # both publications were handled before this
+
+    client = dealer(location.stats_port)
+    client.send_multipart(encode(tmanager_pb2.MetricsRequest(component_name="word")))
+    words = receive(client, tmanager_pb2.MetricsResponse)
+    assert words.status.status == common_pb2.OK and list(words.messages) == [newest_word]
+    client.send_multipart(encode(tmanager_pb2.MetricsRequest()))
+    assert list(receive(client, tmanager_pb2.MetricsResponse).messages) == [count, newest_word]
+
+    # A second tmanager for the same topology refuses to start while this one lives.
+    rival, rival_log = tmanagers()
+    assert wait_until("rival exit", lambda: rival.poll() is not None) and rival.returncode == 1
+    assert "another live tmanager" in rival_log.read_text()
+    assert state.get_tmanager_location("wc") == location
+
+    os.kill(proc.pid, signal.SIGTERM)
+    wait_until("tmanager exit", lambda: proc.poll() is not None)
+    assert proc.returncode == 0
+    assert not (state.root / "tmanagers" / "wc").exists()
+    assert "[topology=wc role=tmanager task=0]" in log.read_text()
+
+
+def test_sigint_before_any_registration_exits_zero(
+    submitted: LocalFileSystemStateManager,
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    tmanagers: Callable[[], tuple[subprocess.Popen[bytes], Path]],
+) -> None:
+    state = submitted
+    proc, _ = tmanagers()
+    wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
+    os.kill(proc.pid, signal.SIGINT)
+    wait_until("tmanager exit", lambda: proc.poll() is not None)
+    assert proc.returncode == 0
+    assert not (state.root / "tmanagers" / "wc").exists()
