@@ -14,6 +14,7 @@ from heron_core.errors import ConfigurationError
 
 __all__ = ["load_plugin", "resolve_class"]
 
+
 def resolve_class(path: str) -> Any:
     """Import ``package.module:QualName`` (or ``package.module.QualName``) and return the object.
 
@@ -32,7 +33,9 @@ def resolve_class(path: str) -> Any:
     try:
         obj: Any = importlib.import_module(module_name)
     except ImportError as exc:
-        raise ConfigurationError(f"cannot import module {module_name!r} for {path!r}: {exc}") from exc
+        raise ConfigurationError(
+            f"cannot import module {module_name!r} for {path!r}: {exc}"
+        ) from exc
     for part in qualname.split("."):
         try:
             obj = getattr(obj, part)

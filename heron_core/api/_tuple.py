@@ -34,7 +34,7 @@ class Tuple:
     ('words', 'words', ['hello'])
     """
 
-    __slots__ = ("_key", "_roots", "component", "id", "stream", "task", "values")
+    __slots__ = ("_ackval", "_roots", "component", "id", "stream", "task", "values")
 
     _fields: ClassVar[tuple[str, ...]] = ("id", "component", "stream", "task", "values")
 
@@ -44,9 +44,11 @@ class Tuple:
         self.stream = stream
         self.task = task
         self.values = values
-        # Kernel-private acking state: set by the instance process, never read by users.
-        self._roots: Any = None
-        self._key: Any = None
+        # Kernel-private acking state, set by the instance process, never read by users: the
+        # (spout task, root key, edge value) triples of the trees this tuple belongs to, and the
+        # XOR of the edges of the tuples anchored to it (None once it is acked or failed).
+        self._roots: Any = ()
+        self._ackval: Any = 0
 
     def _astuple(self) -> tuple[Any, str, str, int | None, Any]:
         return (self.id, self.component, self.stream, self.task, self.values)

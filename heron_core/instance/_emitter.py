@@ -2,7 +2,8 @@
 
 Per tuple the emitter does the least it can: one dict lookup for the stream, one length check,
 one chooser call per consuming bolt and a list append. Serialization (one pickle of the whole
-batch) and the protobuf envelope happen once per batch.
+batch) and the protobuf envelope happen once per batch. With acking on, each copy of a tuple also
+carries its anchors (spout task, root key, edge value) in packed arrays of the batch.
 """
 
 from __future__ import annotations
@@ -18,6 +19,11 @@ from heron_core.instance._routing import build_chooser
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.proto import tuple_pb2
 
+Anchors = Sequence[tuple[int, int, int]]
+"""(spout task, root key, XOR of edge ids) of each tree a tuple copy belongs to."""
+RootsFor = Callable[[int], Anchors]
+"""Given a destination task, the anchors of the copy of a tuple sent there."""
+
 _PICKLE = tuple_pb2.PICKLE
 
 
@@ -25,6 +31,7 @@ class _Route:
     """Everything needed to emit on one declared output stream."""
 
     __slots__ = (
+        "anchors",
         "arity",
         "buffers",
         "direct",
@@ -45,6 +52,8 @@ class _Route:
         self.multi: list[Callable[[Sequence[Any]], list[int]]] = []
         self.direct_tasks: set[int] = set()
         self.buffers: dict[int, list[Sequence[Any]]] = {}
+        # acking only: per destination, root counts and the flattened (task, key, value) arrays
+        self.anchors: dict[int, tuple[list[int], list[int], list[int], list[int]]] = {}
         self.emitted = 0
 
 
@@ -61,12 +70,14 @@ class Emitter:
         batch_max: int,
         prepare_custom: Callable[[Any, str, list[int]], None],
         rng: random.Random | None = None,
+        acking: bool = False,
     ) -> None:
         self._component = component
         self._topology = plan.topology_name
         self._task_id = task_id
         self._client = client
         self._batch_max = batch_max
+        self.acking = acking
         self._routes: dict[str, _Route] = {}
         rng = rng or random.Random()
         local = plan.tasks_in_container(container)
@@ -76,6 +87,7 @@ class Emitter:
                 tasks = plan.component_tasks.get(consumer, [])
                 for task in tasks:
                     route.buffers.setdefault(task, [])
+                    route.anchors.setdefault(task, ([], [], [], []))
                 chooser = build_chooser(
                     consumer, inp, route.fields, tasks, local, rng, prepare_custom
                 )
@@ -114,8 +126,13 @@ class Emitter:
         stream: str = "default",
         direct_task: int | None = None,
         need_task_ids: bool = False,
+        roots: RootsFor | None = None,
     ) -> list[int] | None:
-        """Route ``values`` on ``stream``; return the destination task ids if asked."""
+        """Route ``values`` on ``stream``; return the destination task ids if asked.
+
+        With acking on, ``roots(task)`` gives the anchors of the copy sent to ``task`` (None:
+        the tuple belongs to no tree).
+        """
         route = self._routes.get(stream)
         kind = type(values)
         if kind is not list and kind is not tuple:
@@ -143,7 +160,7 @@ class Emitter:
                 f"{self._where()}: stream {stream!r} is direct: emit with a direct task"
             )
         else:
-            if need_task_ids or route.multi:
+            if need_task_ids or route.multi or self.acking:
                 chosen = [choose(values) for choose in route.single]
                 for choose_many in route.multi:
                     chosen.extend(choose_many(values))
@@ -156,11 +173,29 @@ class Emitter:
                         self._flush_one(route, task)
                 route.emitted += 1
                 return None
-        for task in chosen:
-            buffer = buffers[task]
-            buffer.append(values)
-            if len(buffer) >= limit:
-                self._flush_one(route, task)
+        if self.acking:
+            all_anchors = route.anchors
+            for task in chosen:
+                counts, tasks, keys, edges = all_anchors[task]
+                if roots is None:
+                    counts.append(0)
+                else:
+                    anchors = roots(task)
+                    counts.append(len(anchors))
+                    for spout_task, key, edge in anchors:
+                        tasks.append(spout_task)
+                        keys.append(key)
+                        edges.append(edge)
+                buffer = buffers[task]
+                buffer.append(values)
+                if len(buffer) >= limit:
+                    self._flush_one(route, task)
+        else:
+            for task in chosen:
+                buffer = buffers[task]
+                buffer.append(values)
+                if len(buffer) >= limit:
+                    self._flush_one(route, task)
         route.emitted += 1
         return chosen if need_task_ids else None
 
@@ -176,6 +211,13 @@ class Emitter:
             serializer=_PICKLE,
             values=pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL),
         )
+        if self.acking:
+            counts, tasks, keys, edges = route.anchors[task]
+            route.anchors[task] = ([], [], [], [])
+            batch.root_counts.extend(counts)
+            batch.root_tasks.extend(tasks)
+            batch.root_keys.extend(keys)
+            batch.root_values.extend(edges)
         self._client.send_data(task, batch.SerializeToString())
 
     @property

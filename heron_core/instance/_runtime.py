@@ -13,10 +13,12 @@ from __future__ import annotations
 import logging
 import math
 import pickle
+import random
 import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -25,7 +27,9 @@ from typing import Any
 import zmq
 
 from heron_core.api import Bolt, Spout, Tuple
+from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
+from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._emitter import Emitter
 from heron_core.instance._metrics import InstanceMetrics
@@ -61,12 +65,24 @@ class InstanceArgs:
         return f"container_{self.container}_{self.component}_{self.task_id}"
 
 
+def _new_id(bits: Callable[[int], int] = random.getrandbits) -> int:
+    """A random 64-bit id that is never 0 (0 means "tree complete")."""
+    return bits(64) or 1
+
+
 class _SpoutCollector:
-    """What a native ``Spout``'s ``emit`` delegates to."""
+    """What a native ``Spout``'s ``emit`` delegates to.
+
+    With acking off, an emit with a message id is acked at once (as Heron does, and Storm with
+    0 ackers): the ack reaches the spout on its next loop. With acking on, such an emit roots a
+    tuple tree: each copy sent gets a random edge id, and the XOR of them goes to the tracker.
+    """
 
     def __init__(self, runtime: InstanceRuntime) -> None:
         self._runtime = runtime
         self._emit = runtime.emitter.emit
+        self._task = runtime.args.task_id
+        self._acking = runtime.acking
 
     def emit(
         self,
@@ -76,20 +92,48 @@ class _SpoutCollector:
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
-        task_ids = self._emit(tup, stream, direct_task, need_task_ids)
-        if tup_id is not None:
-            # At-most-once (acking off): an emit with a message id is acked at once, as Heron
-            # and Storm (acker executors 0) do; the ack reaches the spout on the next loop.
-            self._runtime.immediate_acks.append(tup_id)
+        if tup_id is None:
+            return self._emit(tup, stream, direct_task, need_task_ids)
+        runtime = self._runtime
+        if not self._acking:
+            task_ids = self._emit(tup, stream, direct_task, need_task_ids)
+            runtime.immediate_acks.append(tup_id)
+            return task_ids
+        root = _new_id()
+        spout_task = self._task
+        edges: list[int] = []
+
+        def roots(dest: int) -> tuple[tuple[int, int, int]]:
+            edge = _new_id()
+            edges.append(edge)
+            return ((spout_task, root, edge),)
+
+        task_ids = self._emit(tup, stream, direct_task, need_task_ids, roots)
+        if not edges:  # nobody subscribes: the tree is complete already
+            runtime.immediate_acks.append(tup_id)
+            return task_ids
+        value = 0
+        for edge in edges:
+            value ^= edge
+        runtime.in_flight.add(root, tup_id)
+        runtime.acks.init(spout_task, root, value)
         return task_ids
 
 
 class _BoltCollector:
-    """What a native ``Bolt``'s ``emit``/``ack``/``fail`` delegate to."""
+    """What a native ``Bolt``'s ``emit``/``ack``/``fail`` delegate to.
+
+    Anchoring follows Storm: each copy of a child tuple gets, per anchor, a random edge id that is
+    XORed into the anchor's pending value and into the child's value for each of the anchor's
+    trees; acking the anchor later sends (its edge XOR its children's edges) to each tree.
+    Acking or failing a tuple twice, or anchoring to one already acked, is ignored with a warning.
+    """
 
     def __init__(self, runtime: InstanceRuntime) -> None:
         self._emit = runtime.emitter.emit
         self._runtime = runtime
+        self._acking = runtime.acking
+        self._acks = runtime.acks
 
     def emit(
         self,
@@ -99,13 +143,59 @@ class _BoltCollector:
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
-        return self._emit(tup, stream, direct_task, need_task_ids)
+        if not anchors or not self._acking:
+            return self._emit(tup, stream, direct_task, need_task_ids)
+        if isinstance(anchors, Tuple):
+            anchors = [anchors]
+        live = []
+        for anchor in anchors:
+            if anchor._ackval is None:
+                self._runtime.warn_once("anchored a new tuple to a tuple already acked or failed")
+            elif anchor._roots:
+                live.append(anchor)
+        if not live:
+            return self._emit(tup, stream, direct_task, need_task_ids)
+
+        def roots(dest: int) -> list[tuple[int, int, int]]:
+            merged: dict[tuple[int, int], int] = {}
+            for anchor in live:
+                edge = _new_id()
+                anchor._ackval ^= edge
+                for spout_task, root, _ in anchor._roots:
+                    merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
+            return [(task, root, value) for (task, root), value in merged.items()]
+
+        return self._emit(tup, stream, direct_task, need_task_ids, roots)
 
     def ack(self, tup: Tuple) -> None:
-        self._runtime.acked += 1
+        runtime = self._runtime
+        if self._acking:
+            pending = tup._ackval
+            if pending is None:
+                runtime.warn_once("acked or failed the same tuple twice; ignored")
+                return
+            ack = self._acks.ack
+            for spout_task, root, value in tup._roots:
+                ack(spout_task, root, value ^ pending)
+            tup._ackval = None
+        runtime.acked += 1
 
     def fail(self, tup: Tuple) -> None:
-        self._runtime.failed += 1
+        runtime = self._runtime
+        if self._acking:
+            if tup._ackval is None:
+                runtime.warn_once("acked or failed the same tuple twice; ignored")
+                return
+            for spout_task, root, _ in tup._roots:
+                self._acks.fail(spout_task, root)
+            tup._ackval = None
+        runtime.failed += 1
+
+    def reset_timeout(self, tup: Tuple) -> None:
+        """Restart the message timeout of every tree ``tup`` belongs to (Storm's resetTimeout)."""
+        if self._acking:
+            for spout_task, root, _ in tup._roots:
+                self._acks.reset(spout_task, root)
 
 
 def build_component(spec: topology_pb2.ComponentSpec, where: str) -> Any:
@@ -139,9 +229,14 @@ class InstanceRuntime:
         self.immediate_acks: deque[Any] = deque()
         self.acked = 0
         self.failed = 0
+        self.timed_out = 0
+        self._early_data: list[bytes] = []
+        self._warnings: dict[str, int] = {}
         self._zmq = zmq.Context()
         endpoint = f"{args.local_endpoint}task-{args.task_id}"
         self.client = StMgrClient(self._zmq, endpoint)
+        self.acks = AckSender(self.client)
+        self.in_flight = InFlight(clock)
         self._where = (
             f"topology {args.topology_name!r}, component {args.component!r}, task {args.task_id}"
         )
@@ -151,6 +246,30 @@ class InstanceRuntime:
         self._dispatcher = Dispatcher(f"instance {args.instance_id}")
         self._dispatcher.register(stmgr_pb2.RegisterInstanceResponse, self._on_register_response)
         self._dispatcher.register(stmgr_pb2.NewInstanceAssignmentMessage, self._on_assignment)
+        self._dispatcher.register(tuple_pb2.SpoutAckBatch, self._on_tree_outcomes)
+
+    def warn_once(self, what: str) -> None:
+        """Log a misuse by user code: the first time, then every 1000th time."""
+        seen = self._warnings[what] = self._warnings.get(what, 0) + 1
+        if seen == 1 or seen % 1000 == 0:
+            log.warning("%s: %s (%d times so far)", self._where, what, seen)
+
+    def _on_tree_outcomes(self, message: tuple_pb2.SpoutAckBatch) -> None:
+        spout = self.component
+        in_flight = self.in_flight
+        for root in message.acked:
+            done = in_flight.complete(root)
+            if done is not None:
+                spout.ack(done[0])
+                self.acked += 1
+                self.metrics.add_latency("__complete-latency-ms/default", done[1] * 1000.0, 1)
+        for root in message.failed:
+            msg_id = in_flight.failed(root)
+            if msg_id is not None:
+                spout.fail(msg_id)
+                self.failed += 1
+        for root in message.reset:
+            in_flight.reset(root)
 
     # --- control messages ------------------------------------------------------------------
     def _on_register_response(self, message: stmgr_pb2.RegisterInstanceResponse) -> None:
@@ -191,7 +310,11 @@ class InstanceRuntime:
             if self._stop:
                 raise SystemExit(0)
             if self.client.socket.poll(100, zmq.POLLIN):
-                self._dispatcher.dispatch(self.client.socket.recv_multipart())
+                frames = self.client.socket.recv_multipart()
+                if frames[0] == DATA:  # queued for this task while it was down: keep, in order
+                    self._early_data.append(frames[2])
+                else:
+                    self._dispatcher.dispatch(frames)
         return self._plan
 
     def _setup(self) -> None:
@@ -209,6 +332,7 @@ class InstanceRuntime:
                 f"{self._where}: {type(self.component).__qualname__} is not a {expected.__name__}"
             )
         self.context = InstanceContext(self, plan, config)
+        self.acking = acking_enabled(config)
         self.emitter = Emitter(
             plan,
             self.args.component,
@@ -217,6 +341,7 @@ class InstanceRuntime:
             self.client,
             int(config.get("heron.instance.batch.max.tuples", 1024)),
             self.context.prepare_custom_grouping,
+            acking=self.acking,
         )
         self.component._collector = _SpoutCollector(self) if self.is_spout else _BoltCollector(self)
         self.component.initialize(config, self.context)
@@ -248,6 +373,7 @@ class InstanceRuntime:
 
     def _shutdown(self) -> None:
         self.emitter.flush()
+        self.acks.flush()
         self._publish_metrics()
         if not self.client.flush_blocking(5.0):
             log.warning(
@@ -282,8 +408,18 @@ class InstanceRuntime:
         flush_s, metrics_s = self._intervals()
         wait_ms = max(1, int(self.config.get("topology.sleep.spout.wait.strategy.time.ms", 1)))
         acks = self.immediate_acks
+        in_flight = self.in_flight
+        limit = self.config.get("topology.max.spout.pending") if self.acking else None
+        limit = int(limit) if limit else 1 << 62
+        timeout_s = float(self.config.get("topology.message.timeout.secs", 30))
+        if not self.config.get("topology.enable.message.timeouts", True) or not self.acking:
+            timeout_s = math.inf
+        scan_s = timeout_s / max(
+            1, int(self.config.get("heron.instance.acknowledgement.nbuckets", 10))
+        )
         next_flush = clock() + flush_s
         next_metrics = clock() + metrics_s
+        next_scan = clock() + scan_s
         while not self._stop:
             if socket.poll(0, zmq.POLLIN):
                 self._read_control()
@@ -291,17 +427,24 @@ class InstanceRuntime:
                 spout.ack(acks.popleft())
                 self.acked += 1
             idle = True
-            if self._active and (not client.pending or client.drain()):
+            if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
                 before = emitter.emitted
                 for _ in range(_SPOUT_CALLS_PER_ROUND):
                     mark = emitter.emitted
                     next_tuple()
-                    if emitter.emitted == mark or client.pending:
+                    if emitter.emitted == mark or client.pending or len(in_flight) >= limit:
                         break
                 idle = emitter.emitted == before
             now = clock()
+            if now >= next_scan:
+                for msg_id in in_flight.expired(timeout_s):
+                    self.timed_out += 1
+                    self.failed += 1
+                    spout.fail(msg_id)
+                next_scan = now + scan_s
             if now >= next_flush or idle:
                 emitter.flush()
+                self.acks.flush()
                 next_flush = now + flush_s
             if now >= next_metrics:
                 self._publish_metrics()
@@ -324,6 +467,10 @@ class InstanceRuntime:
         next_tick = now + tick_s
         on_data = self._on_data
         dispatch = self._dispatcher.dispatch
+        acks = self.acks
+        for payload in self._early_data:
+            on_data(payload)
+        self._early_data.clear()
         while not self._stop:
             now = clock()
             deadline = min(next_flush, next_metrics, next_tick)
@@ -336,6 +483,7 @@ class InstanceRuntime:
                         frames = socket.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:
                         emitter.flush()  # drained the input: send what is buffered
+                        acks.flush()
                         break
                     if frames[0] == DATA:
                         on_data(frames[2])
@@ -346,6 +494,7 @@ class InstanceRuntime:
             now = clock()
             if now >= next_flush:
                 emitter.flush()
+                acks.flush()
                 next_flush = now + flush_s
             if now >= next_tick:
                 self._tick(tick_s)
@@ -360,8 +509,22 @@ class InstanceRuntime:
         source, stream, task = batch.src_component, batch.stream, batch.src_task
         process = self.component.process
         start = time.perf_counter()
-        for values in rows:
-            process(Tuple(None, source, stream, task, values))
+        counts = batch.root_counts
+        if counts:
+            tasks = list(batch.root_tasks)
+            keys = list(batch.root_keys)
+            edges = list(batch.root_values)
+            j = 0
+            for values, n in zip(rows, counts, strict=True):
+                tup = Tuple(None, source, stream, task, values)
+                if n:
+                    end = j + n
+                    tup._roots = tuple(zip(tasks[j:end], keys[j:end], edges[j:end], strict=True))
+                    j = end
+                process(tup)
+        else:
+            for values in rows:
+                process(Tuple(None, source, stream, task, values))
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         key = f"{source}/{stream}"
         self.metrics.counters["__execute-count/" + key] += len(rows)
@@ -376,4 +539,7 @@ class InstanceRuntime:
             counters["__emit-count/" + stream] = count
         counters["__ack-count/default"] = self.acked
         counters["__fail-count/default"] = self.failed
+        if self.is_spout:
+            counters["__timeout-count/default"] = self.timed_out
+            counters["__pending-count/default"] = len(self.in_flight)
         self.client.send_message(self.metrics.snapshot())

@@ -3,13 +3,16 @@
 A control message is two frames: the protobuf's full type name and its serialized bytes; the
 receiver dispatches on the type name to the one handler registered for that type. Tuple data is
 three frames, ``[DATA, dest_task (4 bytes), TupleBatch bytes]``, so a stream manager routes a batch
-by reading four bytes and forwards the payload frame without parsing it.
+by reading four bytes and forwards the payload frame without parsing it. Acking traffic is three
+frames too, ``[ACKS, spout_task, AckBatch bytes]``, routed to the stream manager of the spout task.
 """
 
 from heron_core.network._framing import (
+    ACKS,
     DATA,
     Dispatcher,
     ProtocolError,
+    ack_frames,
     data_frames,
     decode,
     encode,
@@ -17,9 +20,11 @@ from heron_core.network._framing import (
 )
 
 __all__ = [
+    "ACKS",
     "DATA",
     "Dispatcher",
     "ProtocolError",
+    "ack_frames",
     "data_frames",
     "decode",
     "encode",

@@ -15,6 +15,7 @@ from heron_core.proto import (
 )
 
 DATA = b"heron.tuple.TupleBatch"
+ACKS = b"heron.tuple.AckBatch"
 _TASK = struct.Struct("<i")
 
 M = TypeVar("M", bound=Message)
@@ -56,6 +57,11 @@ def decode(frames: Sequence[bytes]) -> Message:
 def data_frames(dest_task: int, batch: bytes) -> list[bytes]:
     """Frames for one serialized ``TupleBatch`` bound for ``dest_task``."""
     return [DATA, _TASK.pack(dest_task), batch]
+
+
+def ack_frames(spout_task: int, batch: bytes) -> list[bytes]:
+    """Frames for one serialized ``AckBatch`` about the trees of ``spout_task``."""
+    return [ACKS, _TASK.pack(spout_task), batch]
 
 
 def unpack_task(frame: bytes | memoryview) -> int:

@@ -3,8 +3,14 @@
 One zmq loop serves: one DEALER socket per local task (``<prefix>task-<T>``, ipc), a PULL socket
 on a tcp port for batches from peer stream managers, one PUSH socket per peer, and a DEALER to the
 topology manager. A data message's destination task is read from its second frame and the
-payload is forwarded untouched: user values are never deserialized here. A socket that cannot
-take a message now gets it queued in order; nothing is dropped.
+payload is forwarded untouched: user values are never deserialized here. Acking entries are
+routed the same way, by spout task, to the stream manager that tracks that spout's trees
+(:mod:`heron_core.stmgr._trees`).
+
+A socket that cannot take a message now gets it queued in its outbox, in order; nothing is
+dropped. When an outbox holds more than the high watermark, this stream manager is in back
+pressure: it tells every peer, and every stream manager stops reading its local spouts until no
+outbox anywhere is above the low watermark.
 """
 
 from __future__ import annotations
@@ -14,8 +20,9 @@ import os
 import queue
 import signal
 import time
+import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -25,7 +32,7 @@ import zmq
 
 from heron_core.config.codec import config_from_proto
 from heron_core.errors import HeronError
-from heron_core.network import DATA, Dispatcher, encode, unpack_task
+from heron_core.network import ACKS, DATA, Dispatcher, encode, unpack_task
 from heron_core.proto import (
     common_pb2,
     metrics_pb2,
@@ -34,14 +41,18 @@ from heron_core.proto import (
     stmgr_pb2,
     tmanager_pb2,
     topology_pb2,
+    tuple_pb2,
 )
 from heron_core.statemgr import StateManager
+from heron_core.stmgr._trees import TreeTracker
 
 log = logging.getLogger(__name__)
 
 INSTANCE_HWM = 64
 PEER_HWM = 256
 _STATE_WAIT_S = 60.0
+_MB = 1 << 20
+STMGR_COMPONENT = "__stmgr__"
 
 
 @dataclass(frozen=True)
@@ -59,7 +70,7 @@ class StMgrArgs:
         return f"stmgr-{self.container}"
 
 
-def _wait_for(what: str, fetch: Any, deadline_s: float) -> Any:
+def _wait_for(what: str, fetch: Callable[[], Any], deadline_s: float) -> Any:
     end = time.monotonic() + deadline_s
     while True:
         value = fetch()
@@ -68,6 +79,20 @@ def _wait_for(what: str, fetch: Any, deadline_s: float) -> Any:
         if time.monotonic() > end:
             raise HeronError(f"{what} did not appear in the state manager within {deadline_s:.0f}s")
         time.sleep(0.1)
+
+
+class _Outbox:
+    """One outgoing socket and the frames it could not take yet."""
+
+    __slots__ = ("frames", "name", "polled", "queued_bytes", "readable", "socket")
+
+    def __init__(self, socket: zmq.Socket[bytes], name: str, readable: bool) -> None:
+        self.socket = socket
+        self.name = name
+        self.readable = readable  # poll it for input (instances; not spouts under back pressure)
+        self.frames: deque[Sequence[bytes]] = deque()
+        self.queued_bytes = 0
+        self.polled = 0  # the zmq poll flags it is registered with
 
 
 class StreamManager:
@@ -80,19 +105,26 @@ class StreamManager:
         self._stop = False
         self._zmq = zmq.Context()
         self._poller = zmq.Poller()
-        self._queues: dict[zmq.Socket[bytes], deque[Sequence[bytes]]] = {}
         self._pplan: physical_plan_pb2.PhysicalPlan | None = None
-        self._task_socket: dict[int, zmq.Socket[bytes]] = {}
+        self._task_box: dict[int, _Outbox] = {}
         self._socket_task: dict[zmq.Socket[bytes], int] = {}
-        self._remote_socket: dict[int, zmq.Socket[bytes]] = {}
-        self._peers: dict[str, tuple[str, zmq.Socket[bytes]]] = {}
+        self._boxes: dict[zmq.Socket[bytes], _Outbox] = {}
+        self._remote_box: dict[int, _Outbox] = {}
+        self._peers: dict[str, tuple[str, _Outbox]] = {}
         self._registered: dict[int, int] = {}
         self._metrics: dict[int, metrics_pb2.MetricPublisherPublishMessage] = {}
         self._tmanager: zmq.Socket[bytes] | None = None
         self._tmanager_location: tmanager_pb2.TManagerLocation | None = None
         self._registered_with_tmanager = False
         self._events: queue.SimpleQueue[tmanager_pb2.TManagerLocation | None] = queue.SimpleQueue()
+        self._trees = TreeTracker()
+        self._spout_tasks: set[int] = set()
+        self._bp_causes: set[str] = set()
+        self._bp_remote: set[str] = set()
+        self._bp_since: float | None = None
+        self._bp_total_s = 0.0
         self.unroutable = 0
+        self.trees_expired = 0
         self._instance_dispatch = Dispatcher(f"{args.stmgr_id} (instances)")
         self._instance_dispatch.register(stmgr_pb2.RegisterInstanceRequest, self._on_register)
         self._instance_dispatch.register(
@@ -104,6 +136,8 @@ class StreamManager:
         self._tmanager_dispatch.register(tmanager_pb2.StMgrHeartbeatResponse, self._on_heartbeat)
         self._peer_dispatch = Dispatcher(f"{args.stmgr_id} (peers)")
         self._peer_dispatch.register(stmgr_pb2.StrMgrHelloRequest, self._on_hello)
+        self._peer_dispatch.register(stmgr_pb2.StartBackPressureMessage, self._on_peer_bp_start)
+        self._peer_dispatch.register(stmgr_pb2.StopBackPressureMessage, self._on_peer_bp_stop)
 
     # --- set-up ------------------------------------------------------------------------------
     def _load(self) -> None:
@@ -115,11 +149,21 @@ class StreamManager:
             f"packing plan of {name!r}", lambda: self.state.get_packing_plan(name), _STATE_WAIT_S
         )
         self.config = config_from_proto(topology.topology_config)
+        self._high_bytes = int(
+            self.config.get("heron.streammgr.network.backpressure.highwatermark.mb", 100) * _MB
+        )
+        self._low_bytes = int(
+            self.config.get("heron.streammgr.network.backpressure.lowwatermark.mb", 50) * _MB
+        )
+        self._trees = TreeTracker(
+            int(self.config.get("heron.streammgr.xormgr.rotatingmap.nbuckets", 3))
+        )
         mine = [c for c in packing.containers if c.id == self.args.container]
         if not mine:
             raise HeronError(
-                f"topology {name!r}: container {self.args.container} is not in the plan"
+                f"topology {name!r}: container {self.args.container} is not in the packing plan"
             )
+        spouts = {s.comp.name for s in topology.spouts}
         self.local_instances = [
             physical_plan_pb2.Instance(
                 instance_id=f"container_{self.args.container}_{i.component_name}_{i.task_id}",
@@ -132,6 +176,9 @@ class StreamManager:
             )
             for i in mine[0].instances
         ]
+        self._spout_tasks = {
+            i.info.task_id for i in self.local_instances if i.info.component_name in spouts
+        }
 
     def _bind(self) -> None:
         for instance in self.local_instances:
@@ -141,10 +188,11 @@ class StreamManager:
             sock.setsockopt(zmq.RCVHWM, INSTANCE_HWM)
             sock.setsockopt(zmq.LINGER, 0)
             sock.bind(f"{self.args.local_endpoint}task-{task}")
-            self._task_socket[task] = sock
+            box = _Outbox(sock, instance.instance_id, readable=True)
+            self._task_box[task] = box
             self._socket_task[sock] = task
-            self._queues[sock] = deque()
-            self._poller.register(sock, zmq.POLLIN)
+            self._boxes[sock] = box
+            self._update_poll(box)
         self._server = self._zmq.socket(zmq.PULL)
         self._server.setsockopt(zmq.RCVHWM, PEER_HWM)
         self._server.setsockopt(zmq.LINGER, 0)
@@ -153,7 +201,7 @@ class StreamManager:
         log.info(
             "%s bound %d instance sockets and data port %d",
             self.args.stmgr_id,
-            len(self._task_socket),
+            len(self._task_box),
             self.data_port,
         )
 
@@ -168,66 +216,148 @@ class StreamManager:
             pid=os.getpid(),
         )
 
-    # --- sending -----------------------------------------------------------------------------
-    def _send(self, sock: zmq.Socket[bytes], frames: Sequence[bytes]) -> None:
-        pending = self._queues[sock]
-        if pending:
-            pending.append(frames)
+    # --- sending and back pressure -------------------------------------------------------------
+    def _update_poll(self, box: _Outbox) -> None:
+        flags = (zmq.POLLIN if box.readable else 0) | (zmq.POLLOUT if box.frames else 0)
+        if flags == box.polled:
             return
-        try:
-            sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
-        except zmq.Again:
-            pending.append(frames)
-            self._poller.modify(sock, self._poll_flags(sock) | zmq.POLLOUT)
-
-    def _poll_flags(self, sock: zmq.Socket[bytes]) -> int:
-        return 0 if sock in self._peer_sockets() else zmq.POLLIN
-
-    def _peer_sockets(self) -> set[zmq.Socket[bytes]]:
-        return {s for _, s in self._peers.values()}
-
-    def _drain(self, sock: zmq.Socket[bytes]) -> None:
-        pending = self._queues[sock]
-        while pending:
-            try:
-                sock.send_multipart(pending[0], zmq.NOBLOCK, copy=False)
-            except zmq.Again:
-                return
-            pending.popleft()
-        flags = self._poll_flags(sock)
-        if flags:
-            self._poller.modify(sock, flags)
+        if not flags:
+            self._poller.unregister(box.socket)
+        elif not box.polled:
+            self._poller.register(box.socket, flags)
         else:
-            self._poller.unregister(sock)
+            self._poller.modify(box.socket, flags)
+        box.polled = flags
+
+    def _send(self, box: _Outbox, frames: Sequence[bytes]) -> None:
+        if not box.frames:
+            try:
+                box.socket.send_multipart(frames, zmq.NOBLOCK, copy=False)
+                return
+            except zmq.Again:
+                pass
+        box.frames.append(frames)
+        box.queued_bytes += len(frames[-1])
+        if len(box.frames) == 1:
+            self._update_poll(box)
+        if box.queued_bytes > self._high_bytes and box.name not in self._bp_causes:
+            self._bp_causes.add(box.name)
+            log.info(
+                "%s: back pressure: %d bytes queued for %s",
+                self.args.stmgr_id,
+                box.queued_bytes,
+                box.name,
+            )
+            if len(self._bp_causes) == 1:
+                self._announce_back_pressure(True)
+            self._throttle_spouts()
+
+    def _drain(self, box: _Outbox) -> None:
+        frames = box.frames
+        while frames:
+            try:
+                box.socket.send_multipart(frames[0], zmq.NOBLOCK, copy=False)
+            except zmq.Again:
+                break
+            box.queued_bytes -= len(frames.popleft()[-1])
+        if not frames:
+            self._update_poll(box)
+        if box.queued_bytes < self._low_bytes and box.name in self._bp_causes:
+            self._bp_causes.discard(box.name)
+            if not self._bp_causes:
+                log.info("%s: back pressure relieved", self.args.stmgr_id)
+                self._announce_back_pressure(False)
+            self._throttle_spouts()
+
+    def _announce_back_pressure(self, start: bool) -> None:
+        cls = stmgr_pb2.StartBackPressureMessage if start else stmgr_pb2.StopBackPressureMessage
+        message = cls(
+            topology_name=self.args.topology_name,
+            topology_id=self.args.topology_id,
+            stmgr=self.args.stmgr_id,
+            message_id=uuid.uuid4().hex,
+        )
+        for _, box in self._peers.values():
+            # control goes ahead of any queued data, so it is never stuck behind the backlog
+            frames = encode(message)
+            try:
+                box.socket.send_multipart(frames, zmq.NOBLOCK)
+            except zmq.Again:
+                box.frames.appendleft(frames)
+                box.queued_bytes += len(frames[-1])
+                self._update_poll(box)
+
+    def _throttle_spouts(self) -> None:
+        throttled = bool(self._bp_causes or self._bp_remote)
+        now = self._clock()
+        if throttled and self._bp_since is None:
+            self._bp_since = now
+        elif not throttled and self._bp_since is not None:
+            self._bp_total_s += now - self._bp_since
+            self._bp_since = None
+        for task in self._spout_tasks:
+            box = self._task_box[task]
+            box.readable = not throttled
+            self._update_poll(box)
+
+    def _back_pressure_ms(self) -> int:
+        ongoing = self._clock() - self._bp_since if self._bp_since is not None else 0.0
+        return int((self._bp_total_s + ongoing) * 1000)
+
+    def _on_peer_bp_start(self, message: stmgr_pb2.StartBackPressureMessage) -> None:
+        self._bp_remote.add(message.stmgr)
+        self._throttle_spouts()
+
+    def _on_peer_bp_stop(self, message: stmgr_pb2.StopBackPressureMessage) -> None:
+        self._bp_remote.discard(message.stmgr)
+        self._throttle_spouts()
 
     def _send_to_instance(self, task: int, message: Any) -> None:
-        self._send(self._task_socket[task], encode(message))
+        self._send(self._task_box[task], encode(message))
 
     def _send_to_tmanager(self, message: Any) -> None:
         if self._tmanager is not None:
             self._tmanager.send_multipart(encode(message))
 
-    # --- data --------------------------------------------------------------------------------
+    # --- data and acks -------------------------------------------------------------------------
+    def _no_route(self, task: int, what: str) -> None:
+        self.unroutable += 1
+        if self.unroutable == 1 or self.unroutable % 10000 == 0:
+            log.error(
+                "%s: no route for %s to task %d (%d so far)",
+                self.args.stmgr_id,
+                what,
+                task,
+                self.unroutable,
+            )
+
     def _route(self, frames: Sequence[bytes]) -> None:
         task = unpack_task(frames[1])
-        sock = self._task_socket.get(task) or self._remote_socket.get(task)
-        if sock is None:
-            self.unroutable += 1
-            if self.unroutable == 1 or self.unroutable % 10000 == 0:
-                log.error(
-                    "%s: no route to task %d (%d so far)", self.args.stmgr_id, task, self.unroutable
-                )
+        box = self._task_box.get(task) or self._remote_box.get(task)
+        if box is None:
+            self._no_route(task, "a tuple batch")
+        else:
+            self._send(box, frames)
+
+    def _route_acks(self, frames: Sequence[bytes]) -> None:
+        task = unpack_task(frames[1])
+        if task in self._spout_tasks:
+            self._trees.apply(tuple_pb2.AckBatch.FromString(frames[2]))
             return
-        if sock in self._peer_sockets() and not self._queues[sock]:
-            try:
-                sock.send_multipart(frames, zmq.NOBLOCK, copy=False)
-                return
-            except zmq.Again:
-                pass
-            self._queues[sock].append(frames)
-            self._poller.register(sock, zmq.POLLOUT)
-            return
-        self._send(sock, frames)
+        box = self._remote_box.get(task)
+        if box is None:
+            self._no_route(task, "acks")
+        else:
+            self._send(box, frames)
+
+    def _deliver_outcomes(self) -> None:
+        for task, out in self._trees.take_outcomes().items():
+            self._send_to_instance(
+                task,
+                tuple_pb2.SpoutAckBatch(
+                    spout_task=task, acked=out.acked, failed=out.failed, reset=out.reset
+                ),
+            )
 
     # --- instances ---------------------------------------------------------------------------
     def _on_register(self, request: stmgr_pb2.RegisterInstanceRequest, task: int) -> None:
@@ -236,9 +366,7 @@ class StreamManager:
         if claimed != task or request.topology_id != self.args.topology_id:
             status = common_pb2.Status(
                 status=common_pb2.NOTOK,
-                message=(
-                    f"task {claimed} of {request.topology_id} on the socket of task {task}"
-                ),
+                message=f"task {claimed} of {request.topology_id} on the socket of task {task}",
             )
             log.error("%s: %s", self.args.stmgr_id, status.message)
         else:
@@ -261,6 +389,24 @@ class StreamManager:
         self, message: metrics_pb2.MetricPublisherPublishMessage, task: int
     ) -> None:
         self._metrics[task] = message
+
+    def _own_metrics(self) -> metrics_pb2.MetricPublisherPublishMessage:
+        message = metrics_pb2.MetricPublisherPublishMessage(
+            publisher=metrics_pb2.MetricPublisher(
+                component_name=STMGR_COMPONENT, instance_id=self.args.stmgr_id
+            ),
+            timestamp=int(time.time() * 1000),
+        )
+        for name, value in (
+            ("__time_spent_back_pressure_ms", self._back_pressure_ms()),
+            ("__back_pressure_active", int(self._bp_since is not None)),
+            ("__queued_bytes", sum(b.queued_bytes for b in self._boxes.values())),
+            ("__trees_tracked", len(self._trees)),
+            ("__trees_expired", self.trees_expired),
+            ("__unroutable", self.unroutable),
+        ):
+            message.metrics.add(name=name, value=str(value))
+        return message
 
     # --- tmanager ----------------------------------------------------------------------------
     def _on_tmanager_location(self, location: tmanager_pb2.TManagerLocation | None) -> None:
@@ -322,18 +468,26 @@ class StreamManager:
     def _on_new_pplan(self, message: tmanager_pb2.NewPhysicalPlanMessage) -> None:
         self._apply_pplan(message.new_pplan)
 
+    def _close_box(self, box: _Outbox) -> None:
+        if box.polled:
+            self._poller.unregister(box.socket)
+        self._boxes.pop(box.socket, None)
+        self._bp_causes.discard(box.name)
+        box.socket.close(linger=0)
+
     def _apply_pplan(self, pplan: physical_plan_pb2.PhysicalPlan) -> None:
+        if pplan == self._pplan:
+            return
         self._pplan = pplan
         wanted = {
             s.id: f"tcp://{s.host_name}:{s.data_port}"
             for s in pplan.stmgrs
             if s.id != self.args.stmgr_id
         }
-        for peer_id, (endpoint, sock) in list(self._peers.items()):
+        for peer_id, (endpoint, box) in list(self._peers.items()):
             if wanted.get(peer_id) != endpoint:
-                if self._queues.pop(sock, None):
-                    self._poller.unregister(sock)
-                sock.close(linger=0)
+                self._close_box(box)
+                self._bp_remote.discard(peer_id)
                 del self._peers[peer_id]
         for peer_id, endpoint in wanted.items():
             if peer_id not in self._peers:
@@ -341,18 +495,19 @@ class StreamManager:
                 sock.setsockopt(zmq.SNDHWM, PEER_HWM)
                 sock.setsockopt(zmq.LINGER, 0)
                 sock.connect(endpoint)
-                self._peers[peer_id] = (endpoint, sock)
-                self._queues[sock] = deque()
-                sock.send_multipart(
-                    encode(
-                        stmgr_pb2.StrMgrHelloRequest(
-                            topology_name=self.args.topology_name,
-                            topology_id=self.args.topology_id,
-                            stmgr=self.args.stmgr_id,
-                        )
-                    )
+                box = _Outbox(sock, peer_id, readable=False)
+                self._peers[peer_id] = (endpoint, box)
+                self._boxes[sock] = box
+                hello = stmgr_pb2.StrMgrHelloRequest(
+                    topology_name=self.args.topology_name,
+                    topology_id=self.args.topology_id,
+                    stmgr=self.args.stmgr_id,
                 )
-        self._remote_socket = {
+                self._send(box, encode(hello))
+                if self._bp_causes:  # a (re)connected peer must hear we are in back pressure
+                    self._announce_back_pressure(True)
+        self._throttle_spouts()
+        self._remote_box = {
             i.info.task_id: self._peers[i.stmgr_id][1]
             for i in pplan.instances
             if i.stmgr_id != self.args.stmgr_id and i.stmgr_id in self._peers
@@ -390,54 +545,62 @@ class StreamManager:
             log.error("%s", exc)
             return 1
         finally:
-            for sock in list(self._queues) + [s for _, s in self._peers.values()]:
-                sock.close(linger=0)
+            for box in list(self._boxes.values()):
+                box.socket.close(linger=0)
             if hasattr(self, "_server"):
                 self._server.close(linger=0)
             if self._tmanager is not None:
                 self._tmanager.close(linger=0)
             self._zmq.term()
 
+    def _read_burst(self, sock: zmq.Socket[bytes], limit: int, task: int | None) -> None:
+        route, route_acks = self._route, self._route_acks
+        for _ in range(limit):
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            kind = frames[0]
+            if kind == DATA:
+                route(frames)
+            elif kind == ACKS:
+                route_acks(frames)
+            elif task is None:
+                self._peer_dispatch.dispatch(frames)
+            else:
+                self._instance_dispatch.dispatch(frames, task)
+
     def _loop(self) -> None:
         heartbeat_s = float(self.config.get("heron.streammgr.tmanager.heartbeat.interval.sec", 10))
         metrics_s = float(self.config.get("heron.metrics.export.interval.sec", 1.0))
+        nbuckets = int(self.config.get("heron.streammgr.xormgr.rotatingmap.nbuckets", 3))
+        rotate_s = float(self.config.get("topology.message.timeout.secs", 30)) / (nbuckets - 1)
         now = self._clock()
         next_heartbeat = now + heartbeat_s
         next_metrics = now + metrics_s
-        route = self._route
+        next_rotation = now + rotate_s
         server = self._server
+        boxes = self._boxes
+        socket_task = self._socket_task
         while not self._stop:
             while not self._events.empty():
                 self._on_tmanager_location(self._events.get())
             for sock, event in self._poller.poll(50):
                 if event & zmq.POLLOUT:
-                    self._drain(sock)
+                    self._drain(boxes[sock])
                 if not event & zmq.POLLIN:
                     continue
                 if sock is server:
-                    for _ in range(256):
-                        try:
-                            frames = sock.recv_multipart(zmq.NOBLOCK)
-                        except zmq.Again:
-                            break
-                        if frames[0] == DATA:
-                            route(frames)
-                        else:
-                            self._peer_dispatch.dispatch(frames)
+                    self._read_burst(sock, 256, None)
                 elif sock is self._tmanager and self._tmanager is not None:
                     self._tmanager_dispatch.dispatch(self._tmanager.recv_multipart())
                 else:
-                    task = self._socket_task[sock]
-                    for _ in range(64):
-                        try:
-                            frames = sock.recv_multipart(zmq.NOBLOCK)
-                        except zmq.Again:
-                            break
-                        if frames[0] == DATA:
-                            route(frames)
-                        else:
-                            self._instance_dispatch.dispatch(frames, task)
+                    self._read_burst(sock, 64, socket_task[sock])
+            self._deliver_outcomes()
             now = self._clock()
+            if now >= next_rotation:
+                self.trees_expired += self._trees.rotate()
+                next_rotation = now + rotate_s
             if now >= next_heartbeat:
                 next_heartbeat = now + heartbeat_s
                 if self._registered_with_tmanager:
@@ -448,7 +611,6 @@ class StreamManager:
                     )
             if now >= next_metrics:
                 next_metrics = now + metrics_s
-                if self._registered_with_tmanager and self._metrics:
-                    self._send_to_tmanager(
-                        tmanager_pb2.PublishMetrics(messages=list(self._metrics.values()))
-                    )
+                if self._registered_with_tmanager:
+                    messages = [*self._metrics.values(), self._own_metrics()]
+                    self._send_to_tmanager(tmanager_pb2.PublishMetrics(messages=messages))

@@ -167,7 +167,7 @@ def test_tuple_behaves_like_heronpy_namedtuple() -> None:
     assert tup[4] == ["hello", 1] and tup[-1] is values and tup[:2] == ("7", "words")
     assert len(tup) == 5 and list(tup) == ["7", "words", "default", 3, ["hello", 1]]
     assert Tuple._fields == ("id", "component", "stream", "task", "values")
-    assert tup._roots is None and tup._key is None
+    assert tup._roots == () and tup._ackval == 0
     assert repr(tup) == (
         "Tuple(id='7', component='words', stream='default', task=3, values=['hello', 1])"
     )
@@ -175,7 +175,7 @@ def test_tuple_behaves_like_heronpy_namedtuple() -> None:
     assert tup != Tuple("7", "words", "default", 3, ["bye", 1])
     assert len({tup, Tuple("7", "words", "default", 3, ["hello", 1])}) == 1
     copy = pickle.loads(pickle.dumps(tup))
-    assert copy == tup and copy._roots is None
+    assert copy == tup and copy._roots == ()
     with pytest.raises(AttributeError):
         tup.extra = 1  # type: ignore[attr-defined]
 

@@ -1,0 +1,76 @@
+"""``heron run <topology>``."""
+
+from __future__ import annotations
+
+import click
+
+from heron_core.cli._options import (
+    config_path_option,
+    config_property_option,
+    heron_home_option,
+    progress,
+)
+from heron_core.client import run
+
+__all__ = ["run_command"]
+
+
+@click.command("run")
+@click.argument("topology")
+@click.option(
+    "--time",
+    "seconds",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop after SECONDS. Default: run until Ctrl-C (SIGINT) or SIGTERM.",
+)
+@click.option(
+    "--containers",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Number of containers (stream managers) to spread the instances over; sets "
+    "topology.stmgrs.",
+)
+@click.option(
+    "--name",
+    default=None,
+    help="Name of the topology. Default: the topology's own name.",
+)
+@click.option(
+    "--keep-dir",
+    is_flag=True,
+    help="Keep the working directory (the processes' logs in logs/) after the run.",
+)
+@config_property_option
+@config_path_option
+@heron_home_option
+def run_command(
+    topology: str,
+    seconds: float | None,
+    containers: int | None,
+    name: str | None,
+    keep_dir: bool,
+    overrides: tuple[str, ...],
+    config_path: str | None,
+    heron_home: str | None,
+) -> None:
+    """Run TOPOLOGY on this machine in the foreground with live progress, then print a
+    summary. Every process of the topology is stopped at the end.
+
+    TOPOLOGY is a Python file (topologies/word_count.py), optionally followed by :ATTR, or
+    a package.module:ATTR. The state and working directory live in a temporary heron home
+    unless --heron-home is given.
+    """
+    run(
+        topology,
+        seconds,
+        containers,
+        overrides,
+        name=name,
+        heron_home=heron_home,
+        config_path=config_path,
+        keep_dir=keep_dir,
+        progress=progress,
+    )

@@ -1,0 +1,63 @@
+"""The ``heron`` command: submit, kill, list and run topologies.
+
+Errors raised on purpose (`heron_core.errors.HeronError`) are printed as one line on stderr
+with exit status 2; usage errors also exit 2.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from importlib.metadata import version
+
+import click
+
+from heron_core.cli._kill import kill_command
+from heron_core.cli._list import list_command
+from heron_core.cli._run import run_command
+from heron_core.cli._submit import submit_command
+from heron_core.errors import HeronError
+
+__all__ = ["cli", "main"]
+
+ERROR_EXIT = 2
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(
+    version("heron-storm"),
+    "--version",
+    prog_name="heron",
+    message="%(prog)s %(version)s",
+    help="Print the version and exit.",
+)
+def cli() -> None:
+    """Run stream-processing topologies with Heron's architecture.
+
+    \b
+    heron run topologies/word_count.py --time 30
+    heron submit local topologies/word_count.py
+    heron list local
+    heron kill local WordCount
+    """
+
+
+cli.add_command(submit_command)
+cli.add_command(kill_command)
+cli.add_command(list_command)
+cli.add_command(run_command)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the ``heron`` command with ``argv`` (default: ``sys.argv[1:]``); exits.
+
+    >>> main(["--version"])
+    Traceback (most recent call last):
+    ...
+    SystemExit: 0
+    """
+    try:
+        cli.main(args=list(argv) if argv is not None else None, prog_name="heron")
+    except HeronError as exc:
+        click.echo(f"heron: error: {exc}", err=True)
+        sys.exit(ERROR_EXIT)

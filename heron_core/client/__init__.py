@@ -1,0 +1,44 @@
+"""The library behind the ``heron`` command: load, submit, kill, list and run topologies.
+
+Every verb of the CLI is one function here, reusable by other front ends (the Storm facade's
+``LocalCluster``). Functions report progress through an optional ``progress`` callable and
+raise `heron_core.errors.HeronError` subclasses with messages meant for users.
+
+>>> cfg = client_config("local", heron_home="/tmp/h")
+>>> working_dir(cfg, "local", "word_count")
+PosixPath('/tmp/h/topologies/local/word_count')
+"""
+
+from heron_core.client._config import HERON_HOME_ENV, Progress, client_config, quiet, working_dir
+from heron_core.client._kill import kill, stop_topology_processes, topology_processes, uninstall
+from heron_core.client._list import TopologyInfo, list_topologies
+from heron_core.client._loading import LoadedTopology, load_topology
+from heron_core.client._metrics import ComponentStats, MetricsClient, component_stats
+from heron_core.client._run import RunResult, run
+from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
+
+__all__ = [
+    "HERON_HOME_ENV",
+    "ComponentStats",
+    "Deployment",
+    "LoadedTopology",
+    "MetricsClient",
+    "Progress",
+    "RunResult",
+    "SubmitResult",
+    "TopologyInfo",
+    "client_config",
+    "component_stats",
+    "install",
+    "kill",
+    "list_topologies",
+    "load_topology",
+    "prepare",
+    "quiet",
+    "run",
+    "stop_topology_processes",
+    "submit",
+    "topology_processes",
+    "uninstall",
+    "working_dir",
+]

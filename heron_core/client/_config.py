@@ -1,0 +1,68 @@
+"""The client's view of config: layering with HERON_HOME, and where a topology's files live."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from heron_core.config import build_config, load_cluster_config, parse_override, resolve_path
+
+__all__ = ["HERON_HOME_ENV", "Progress", "client_config", "quiet", "working_dir"]
+
+HERON_HOME_ENV = "HERON_HOME"
+"""Environment variable overriding ``heron.directory.home`` (and the localfs state root)."""
+
+Progress = Callable[[str], None]
+"""Receives one human-readable progress message at a time."""
+
+
+def quiet(message: str) -> None:
+    """A `Progress` that drops every message."""
+
+
+def client_config(
+    cluster: str,
+    *,
+    config_path: str | os.PathLike[str] | None = None,
+    heron_home: str | os.PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
+    topology_config: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Resolve the config: registry defaults < cluster YAML < topology config < command line.
+
+    The command-line layer holds the heron home (``heron_home``, else ``$HERON_HOME``, if
+    either is set) and then the ``key=value`` ``overrides``, which win. A heron home sets
+    ``heron.directory.home`` and, when the state manager is ``localfs``, puts the state root
+    at ``<home>/repository/state``.
+
+    Raises:
+        ConfigurationError: an unknown cluster, a bad override, or an invalid value, naming
+            the key and the layer it came from.
+
+    >>> cfg = client_config("local", heron_home="/tmp/h", overrides=["topology.stmgrs=3"])
+    >>> cfg["heron.directory.home"], cfg["heron.statemgr.root.path"], cfg["topology.stmgrs"]
+    ('/tmp/h', '/tmp/h/repository/state', 3)
+    """
+    cluster_config = load_cluster_config(cluster, config_path)
+    parsed = dict(parse_override(text) for text in overrides)
+    home = heron_home if heron_home is not None else os.environ.get(HERON_HOME_ENV) or None
+    command_line: dict[str, Any] = {}
+    if home is not None:
+        home_path = resolve_path(home).absolute()
+        command_line["heron.directory.home"] = str(home_path)
+        probe = build_config(cluster_config, topology_config, parsed)
+        if probe["heron.class.state.manager"] == "localfs":
+            command_line["heron.statemgr.root.path"] = str(home_path / "repository" / "state")
+    command_line.update(parsed)
+    return build_config(cluster_config, topology_config, command_line)
+
+
+def working_dir(config: Mapping[str, Any], cluster: str, name: str) -> Path:
+    """The topology's working directory: ``<heron.directory.home>/topologies/<cluster>/<name>``.
+
+    >>> working_dir({"heron.directory.home": "/h"}, "local", "wc")
+    PosixPath('/h/topologies/local/wc')
+    """
+    return resolve_path(config["heron.directory.home"]).absolute() / "topologies" / cluster / name

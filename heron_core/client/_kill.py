@@ -1,0 +1,153 @@
+"""``heron kill``: stop every process of a topology, then delete its state and files."""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import shutil
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import psutil
+
+from heron_core.client import _launched as launched
+from heron_core.client._config import Progress, client_config, quiet, working_dir
+from heron_core.errors import SchedulerError
+from heron_core.executor import ipc_dirs
+from heron_core.scheduler import EXECUTOR_GRACE_SECS
+from heron_core.statemgr import StateManager, create_state_manager
+
+__all__ = ["kill", "stop_topology_processes", "topology_processes", "uninstall"]
+
+STOP_TIMEOUT_SECS = EXECUTOR_GRACE_SECS + 10.0
+"""How long a topology's processes get to stop (the scheduler gives its executors
+`EXECUTOR_GRACE_SECS`, they give their children less) before the survivors are SIGKILLed."""
+
+
+def topology_processes(topology_id: str) -> list[psutil.Process]:
+    """Every live process (other than this one) whose command line has ``--topology-id <id>``.
+
+    Every daemon of a topology (scheduler service, executors, tmanager, stream managers,
+    instances) carries that pair, so this finds them all, orphans included.
+    """
+    found = []
+    for process in psutil.process_iter(["cmdline"]):
+        argv: Sequence[str] = process.info.get("cmdline") or ()
+        if process.pid == os.getpid() or "--topology-id" not in argv:
+            continue
+        if any(a == "--topology-id" and b == topology_id for a, b in itertools.pairwise(argv)):
+            found.append(process)
+    return found
+
+
+def _alive(processes: Sequence[psutil.Process]) -> list[psutil.Process]:
+    live = []
+    for process in processes:
+        try:
+            if process.is_running() and process.status() != psutil.STATUS_ZOMBIE:
+                live.append(process)
+        except psutil.NoSuchProcess:
+            pass
+    return live
+
+
+def stop_topology_processes(
+    topology_id: str,
+    scheduler_pid: int | None,
+    progress: Progress = quiet,
+    timeout: float = STOP_TIMEOUT_SECS,
+) -> None:
+    """SIGTERM the topology's scheduler (or, without one, every process of the topology),
+    wait until no process of the topology is left, and SIGKILL the survivors after
+    ``timeout`` seconds.
+    """
+    processes = topology_processes(topology_id)
+    scheduler = [p for p in processes if p.pid == scheduler_pid]
+    targets = scheduler or processes
+    if targets:
+        progress(f"stopping {len(processes)} processes of {topology_id}")
+    for process in targets:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.terminate()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        live = _alive(topology_processes(topology_id))
+        if not live:
+            return
+        if scheduler and not _alive(scheduler):  # gone, yet processes remain: orphans
+            scheduler = []
+            for process in live:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    process.terminate()
+        time.sleep(0.1)
+    survivors = _alive(topology_processes(topology_id))
+    progress(f"{len(survivors)} processes did not stop within {timeout:.0f} s: SIGKILL")
+    for process in survivors:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(survivors, timeout=timeout)
+
+
+def uninstall(state: StateManager, name: str, root: Path, *, keep_dir: bool = False) -> None:
+    """Delete a topology's nodes in Heron's kill order (absent ones are skipped): tmanager
+    location, packing plan, physical plan, scheduler location, execution state, topology;
+    then remove the containers' ipc directories and, unless ``keep_dir``, the working
+    directory ``root``."""
+    state.delete_tmanager_location(name)
+    state.delete_packing_plan(name)
+    state.delete_physical_plan(name)
+    state.delete_scheduler_location(name)
+    state.delete_execution_state(name)
+    state.delete_topology(name)
+    for directory in ipc_dirs(root):
+        shutil.rmtree(directory, ignore_errors=True)
+    if not keep_dir:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def kill(
+    cluster: str,
+    name: str,
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    heron_home: str | os.PathLike[str] | None = None,
+    progress: Progress = quiet,
+) -> None:
+    """Kill topology ``name`` on ``cluster``: stop all its processes, delete its state in
+    Heron's kill order (tmanager location, packing plan, physical plan, scheduler location,
+    execution state, topology) and remove its working directory.
+
+    Raises:
+        SchedulerError: no topology ``name`` (the message lists the running ones).
+        ConfigurationError, StateManagerError: the cluster's config or state is unusable.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as home:
+    ...     kill("local", "word_count", heron_home=home)
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.SchedulerError: no topology 'word_count' on cluster 'local'; \
+topologies there: none
+    """
+    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    with create_state_manager(config, cluster) as state:
+        topology = state.get_topology(name)
+        if topology is None:
+            known = ", ".join(state.list_topologies()) or "none"
+            raise SchedulerError(
+                f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
+            )
+        execution = state.get_execution_state(name)
+        location = state.get_scheduler_location(name)
+        stop_topology_processes(topology.id, location.pid if location else None, progress)
+        if location is not None:
+            launched.reap(location.pid)
+        progress(f"deleting the state and the working directory of {name!r}")
+        if execution is not None and execution.working_directory:
+            root = Path(execution.working_directory)
+        else:
+            root = working_dir(config, cluster, name)
+        uninstall(state, name, root)
+    progress(f"killed {name!r} on {cluster!r}")

@@ -1,0 +1,63 @@
+"""``heron list``: the topologies of a cluster."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from heron_core.client._config import client_config
+from heron_core.statemgr import create_state_manager
+
+__all__ = ["TopologyInfo", "list_topologies"]
+
+
+@dataclass(frozen=True)
+class TopologyInfo:
+    """One topology of a cluster.
+
+    Attributes:
+        name: its name.
+        topology_id: its id.
+        submitted: when it was submitted (UTC), or None when its execution state is missing.
+        state: ``"running"`` while its scheduler's location is live, else ``"not running"``.
+    """
+
+    name: str
+    topology_id: str
+    submitted: datetime | None
+    state: str
+
+
+def list_topologies(
+    cluster: str,
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    heron_home: str | os.PathLike[str] | None = None,
+) -> list[TopologyInfo]:
+    """The topologies stored for ``cluster``, sorted by name.
+
+    Raises:
+        ConfigurationError, StateManagerError: the cluster's config or state is unusable.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as home:
+    ...     list_topologies("local", heron_home=home)
+    []
+    """
+    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    infos = []
+    with create_state_manager(config, cluster) as state:
+        for name in state.list_topologies():
+            topology = state.get_topology(name)
+            if topology is None:  # killed meanwhile
+                continue
+            execution = state.get_execution_state(name)
+            submitted = (
+                datetime.fromtimestamp(execution.submission_time, UTC) if execution else None
+            )
+            running = state.get_scheduler_location(name) is not None
+            infos.append(
+                TopologyInfo(name, topology.id, submitted, "running" if running else "not running")
+            )
+    return infos

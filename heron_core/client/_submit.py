@@ -1,0 +1,303 @@
+"""``heron submit``: resolve, pack, store and launch a topology."""
+
+from __future__ import annotations
+
+import getpass
+import importlib.metadata
+import os
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heron_core.client import _launched as launched
+from heron_core.client._config import Progress, client_config, quiet, working_dir
+from heron_core.client._kill import stop_topology_processes, uninstall
+from heron_core.client._loading import LoadedTopology, load_topology
+from heron_core.config import config_to_proto
+from heron_core.errors import SchedulerError
+from heron_core.executor import describe_exit, state_config_json
+from heron_core.packing import create_packing
+from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
+from heron_core.scheduler import TopologyRuntime
+from heron_core.scheduler.local import service_argv
+from heron_core.statemgr import StateManager, create_state_manager
+
+__all__ = ["Deployment", "SubmitResult", "install", "prepare", "submit"]
+
+LAUNCH_TIMEOUT_SECS = 60.0
+
+_IGNORED_NAMES = {
+    ".git",
+    ".hg",
+    ".svn",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "node_modules",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".hypothesis",
+}
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """A topology ready to be stored and scheduled.
+
+    Attributes:
+        cluster: the cluster name.
+        topology: the logical plan message, whose ``topology_config`` is the resolved config.
+        config: the resolved config (every registered key present).
+        packing_plan: the packing plan.
+        working_dir: W, ``<heron.directory.home>/topologies/<cluster>/<name>``.
+        code_root: the directory copied to ``W/code`` (None: nothing to copy).
+    """
+
+    cluster: str
+    topology: topology_pb2.Topology
+    config: dict[str, Any]
+    packing_plan: packing_plan_pb2.PackingPlan
+    working_dir: Path
+    code_root: Path | None
+
+    @property
+    def size(self) -> str:
+        """``"5 instances in 2 containers"``, for messages."""
+        instances = sum(len(c.instances) for c in self.packing_plan.containers)
+        containers = len(self.packing_plan.containers)
+        return (
+            f"{instances} instance{'s' * (instances != 1)} in "
+            f"{containers} container{'s' * (containers != 1)}"
+        )
+
+    @property
+    def runtime(self) -> TopologyRuntime:
+        """What a scheduler needs to know about this topology."""
+        return TopologyRuntime(self.topology.name, self.topology.id, self.cluster, self.working_dir)
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    """A submitted topology.
+
+    Attributes:
+        name: the topology's name.
+        topology_id: its id (every one of its processes has ``--topology-id <id>``).
+        cluster: the cluster it runs on.
+        working_dir: its working directory (logs in ``logs/``).
+        scheduler_pid: the pid of its scheduler service.
+    """
+
+    name: str
+    topology_id: str
+    cluster: str
+    working_dir: Path
+    scheduler_pid: int
+
+
+def prepare(
+    cluster: str,
+    loaded: LoadedTopology,
+    overrides: Sequence[str] = (),
+    config_path: str | os.PathLike[str] | None = None,
+    heron_home: str | os.PathLike[str] | None = None,
+) -> Deployment:
+    """Resolve the config (registry defaults < cluster YAML < topology config < command line,
+    see `client_config`) and pack the topology. Touches no state and no file.
+
+    Raises:
+        ConfigurationError: a bad config layer or override.
+        PackingError: the instances do not fit.
+    """
+    plan = loaded.plan
+    config = client_config(
+        cluster,
+        config_path=config_path,
+        heron_home=heron_home,
+        overrides=overrides,
+        topology_config=plan.config,
+    )
+    config["topology.name"] = plan.name
+    topology = plan.to_proto()
+    topology.topology_config.CopyFrom(config_to_proto(config))
+    packing = create_packing(config["heron.class.packing.algorithm"]).pack(topology, config)
+    return Deployment(
+        cluster,
+        topology,
+        config,
+        packing,
+        working_dir(config, cluster, plan.name),
+        loaded.code_root,
+    )
+
+
+def _ignore(skip: Sequence[Path]) -> Callable[[str, list[str]], set[str]]:
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        here = Path(directory)
+        return {
+            name
+            for name in names
+            if name in _IGNORED_NAMES
+            or name.endswith((".pyc", ".pyo"))
+            or (here / name / "pyvenv.cfg").exists()  # a virtualenv
+            or any((here / name).absolute() == path for path in skip)
+        }
+
+    return ignore
+
+
+def install(state: StateManager, deployment: Deployment, progress: Progress = quiet) -> None:
+    """Create W (``code/`` copied from the code root, ``logs/``) and store the topology, its
+    packing plan and its execution state, in that order. On failure, whatever was stored is
+    deleted in reverse order and W is removed.
+
+    Raises:
+        SchedulerError: a topology of that name already exists on the cluster.
+        StateManagerError: the state cannot be written.
+    """
+    topology, cluster, root = deployment.topology, deployment.cluster, deployment.working_dir
+    name = topology.name
+    existing = state.get_topology(name)
+    if existing is not None:
+        raise SchedulerError(
+            f"topology {name!r} already exists on cluster {cluster!r} (id {existing.id}); "
+            f"kill it first: heron kill {cluster} {name}"
+        )
+    shutil.rmtree(root, ignore_errors=True)  # left over from a topology no longer in the state
+    home = Path(deployment.config["heron.directory.home"]).expanduser().absolute()
+    if deployment.code_root is not None:
+        progress(f"copying {deployment.code_root} to {root / 'code'}")
+        shutil.copytree(deployment.code_root, root / "code", ignore=_ignore([home, root]))
+    (root / "code").mkdir(parents=True, exist_ok=True)
+    (root / "logs").mkdir(parents=True, exist_ok=True)
+    execution = execution_state_pb2.ExecutionState(
+        topology_name=name,
+        topology_id=topology.id,
+        submission_time=int(time.time()),
+        submission_user=getpass.getuser(),
+        cluster=cluster,
+        role=getpass.getuser(),
+        release_version=importlib.metadata.version("heron-storm"),
+        working_directory=str(root),
+    )
+    undo: list[Callable[[str], None]] = []
+    try:
+        state.set_topology(name, topology)
+        undo.append(state.delete_topology)
+        state.set_packing_plan(name, deployment.packing_plan)
+        undo.append(state.delete_packing_plan)
+        state.set_execution_state(name, execution)
+        undo.append(state.delete_execution_state)
+    except BaseException:
+        for delete in reversed(undo):
+            delete(name)
+        shutil.rmtree(root, ignore_errors=True)
+        raise
+
+
+def _launch_service(deployment: Deployment) -> subprocess.Popen[bytes]:
+    argv = service_argv(deployment.runtime, state_config_json(deployment.config))
+    root = deployment.working_dir
+    with (root / "logs" / "scheduler.log").open("ab") as log:
+        proc = subprocess.Popen(
+            argv,
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    launched.remember(proc)
+    return proc
+
+
+def _wait_until_up(
+    state: StateManager, deployment: Deployment, proc: subprocess.Popen[bytes], timeout: float
+) -> int:
+    name = deployment.topology.name
+    log_path = deployment.working_dir / "logs" / "scheduler.log"
+    deadline = time.monotonic() + timeout
+    while True:
+        location = state.get_scheduler_location(name)
+        if location is not None:
+            return location.pid
+        code = proc.poll()
+        if code is not None or time.monotonic() > deadline:
+            what = (
+                f"exited with {describe_exit(code)}"
+                if code is not None
+                else f"did not come up within {timeout:.0f} s"
+            )
+            lines = [line for line in log_path.read_text(errors="replace").splitlines() if line]
+            last = f" (its last line: {lines[-1].strip()})" if lines else ""
+            raise SchedulerError(f"the scheduler of topology {name!r} {what}; see {log_path}{last}")
+        time.sleep(0.1)
+
+
+def submit(
+    cluster: str,
+    spec: str,
+    name: str | None = None,
+    overrides: Sequence[str] = (),
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    heron_home: str | os.PathLike[str] | None = None,
+    progress: Progress = quiet,
+    timeout: float = LAUNCH_TIMEOUT_SECS,
+) -> SubmitResult:
+    """Submit the topology ``spec`` (see `load_topology`) to ``cluster`` and return once its
+    scheduler service is up.
+
+    Steps: load and build the plan; resolve the config (`client_config`); pack; create W and
+    copy the code root to ``W/code``; store topology, packing plan and execution state (see
+    `install`); start the scheduler service (``python -m heron_core.scheduler.local``, a
+    detached daemon logging to ``W/logs/scheduler.log``) and wait for its location. If the
+    scheduler does not come up, everything is undone.
+
+    Args:
+        cluster: the cluster name (a ``<cluster>.yaml`` in the config directory).
+        spec: the topology: a Python file or ``module:attr``.
+        name: the topology name (default: the topology's own).
+        overrides: ``key=value`` config overrides (the command line layer).
+        config_path: the directory of cluster YAML files (default: the built-in ones).
+        heron_home: overrides ``heron.directory.home`` (default: ``$HERON_HOME``).
+        progress: receives progress messages.
+        timeout: seconds to wait for the scheduler to come up.
+
+    Raises:
+        ConfigurationError, TopologyValidationError, UserCodeError: a bad topology or config.
+        PackingError: the topology does not fit the containers.
+        SchedulerError: the name is taken, or the scheduler did not come up.
+        StateManagerError: the state manager is unusable.
+    """
+    loaded = load_topology(spec, name)
+    progress(f"loaded topology {loaded.plan.name!r} from {loaded.origin}")
+    deployment = prepare(cluster, loaded, overrides, config_path, heron_home)
+    progress(f"packed {deployment.size}")
+    with create_state_manager(deployment.config, cluster) as state:
+        install(state, deployment, progress)
+        proc: subprocess.Popen[bytes] | None = None
+        try:
+            proc = _launch_service(deployment)
+            progress(f"started the scheduler (pid {proc.pid}); waiting for it to come up")
+            pid = _wait_until_up(state, deployment, proc, timeout)
+        except BaseException:
+            stop_topology_processes(deployment.topology.id, None, progress)
+            if proc is not None:
+                launched.reap(proc.pid)
+            uninstall(state, deployment.topology.name, deployment.working_dir)
+            raise
+    progress(
+        f"topology {deployment.topology.name!r} is running on cluster {cluster!r}; "
+        f"logs in {deployment.working_dir / 'logs'}"
+    )
+    return SubmitResult(
+        deployment.topology.name, deployment.topology.id, cluster, deployment.working_dir, pid
+    )

@@ -1,0 +1,68 @@
+"""The per-container supervisor (``python -m heron_core.executor``).
+
+An executor derives the processes its container needs from the packing plan
+(`desired_processes`), diffs them against what runs (`reconcile`, a pure function under a
+`RestartPolicy`), and keeps them running (`Supervisor`): it logs every exit, restarts dead
+processes with exponential back-off, restarts a container's instances with their stream
+manager, gives up (exit 1) when a process exhausts its restarts, and on SIGTERM/SIGINT stops
+every child and exits 0.
+
+>>> policy = RestartPolicy(initial_secs=1.0, max_secs=30.0, max_attempts=5)
+>>> desired = {"tmanager": ProcessSpec("tmanager", ("python", "-m", "heron_core.tmanager"))}
+>>> [(a.verb, a.name) for a in reconcile(desired, {}, now=0.0, policy=policy)]
+[(<Verb.START: 'start'>, 'tmanager')]
+"""
+
+from heron_core.executor._children import describe_exit, die_with_parent, spawn, stop_processes
+from heron_core.executor._logging import configure_daemon_logging
+from heron_core.executor._main import main, parse_state_config, read_plans
+from heron_core.executor._processes import (
+    STATE_KEYS,
+    DaemonContext,
+    ProcessSpec,
+    desired_processes,
+    instance_name,
+    ipc_dir,
+    ipc_dirs,
+    state_config_json,
+    stmgr_name,
+)
+from heron_core.executor._reconcile import (
+    Action,
+    ProcessRecord,
+    RestartPolicy,
+    Verb,
+    reconcile,
+    record_exit,
+)
+from heron_core.executor._signals import StopSignals
+from heron_core.executor._supervisor import GRACE_SECS, Supervisor
+
+__all__ = [
+    "GRACE_SECS",
+    "STATE_KEYS",
+    "Action",
+    "DaemonContext",
+    "ProcessRecord",
+    "ProcessSpec",
+    "RestartPolicy",
+    "StopSignals",
+    "Supervisor",
+    "Verb",
+    "configure_daemon_logging",
+    "describe_exit",
+    "desired_processes",
+    "die_with_parent",
+    "instance_name",
+    "ipc_dir",
+    "ipc_dirs",
+    "main",
+    "parse_state_config",
+    "read_plans",
+    "reconcile",
+    "record_exit",
+    "spawn",
+    "state_config_json",
+    "stmgr_name",
+    "stop_processes",
+]

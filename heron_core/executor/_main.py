@@ -1,0 +1,153 @@
+"""``python -m heron_core.executor``: the supervisor of one container."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from heron_core.config import config_from_proto
+from heron_core.errors import ConfigurationError, HeronError, StateManagerError
+from heron_core.executor._logging import configure_daemon_logging
+from heron_core.executor._processes import DaemonContext, desired_processes, ipc_dir
+from heron_core.executor._reconcile import RestartPolicy
+from heron_core.executor._signals import StopSignals
+from heron_core.executor._supervisor import Supervisor
+from heron_core.proto import packing_plan_pb2, topology_pb2
+from heron_core.statemgr import StateManager, create_state_manager
+
+__all__ = ["main", "parse_state_config", "read_plans"]
+
+log = logging.getLogger("heron_core.executor")
+
+
+def parse_state_config(text: str) -> dict[str, Any]:
+    """Parse a ``--state-config`` value (a JSON object).
+
+    Raises:
+        ConfigurationError: the text is not a JSON object.
+
+    >>> parse_state_config('{"heron.class.state.manager": "localfs"}')
+    {'heron.class.state.manager': 'localfs'}
+    """
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise ConfigurationError(
+            f"--state-config: expected a JSON object, got {text!r}: {exc}"
+        ) from None
+    if not isinstance(value, dict):
+        raise ConfigurationError(f"--state-config: expected a JSON object, got {text!r}")
+    return value
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m heron_core.executor",
+        description="Start and supervise the processes of one container of a topology.",
+    )
+    parser.add_argument("--topology-name", required=True, help="the topology's name")
+    parser.add_argument("--topology-id", required=True, help="the topology's id")
+    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
+    parser.add_argument(
+        "--working-dir", required=True, type=Path, help="the topology's working directory W"
+    )
+    parser.add_argument(
+        "--container", required=True, type=int, help="this container's id (0: the tmanager)"
+    )
+    parser.add_argument(
+        "--state-config", required=True, help="the state-manager keys of the config (JSON object)"
+    )
+    parser.add_argument(
+        "--command-prefix",
+        default=json.dumps([sys.executable, "-m"]),
+        help="JSON list: the argv that runs a daemon module, followed by the module name "
+        "(default: this Python with -m); lets tests substitute fake daemons",
+    )
+    return parser
+
+
+def read_plans(
+    state: StateManager, topology_name: str, topology_id: str
+) -> tuple[topology_pb2.Topology, packing_plan_pb2.PackingPlan]:
+    """The topology and packing plan of ``topology_name`` from a started state manager.
+
+    Raises:
+        StateManagerError: either is missing, or the stored topology has another id (the
+            caller belongs to an older submission of the same name).
+    """
+    topology = state.get_topology(topology_name)
+    plan = state.get_packing_plan(topology_name)
+    where = f"topology {topology_name!r} on cluster {state.cluster!r}"
+    if topology is None or plan is None:
+        missing = "topology" if topology is None else "packing plan"
+        raise StateManagerError(f"{where}: no {missing} in the state manager")
+    if topology.id != topology_id:
+        raise StateManagerError(
+            f"{where}: expected topology id {topology_id!r}, the state manager holds "
+            f"{topology.id!r} (left over from an earlier submission?)"
+        )
+    return topology, plan
+
+
+def _parse_prefix(text: str) -> tuple[str, ...]:
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raw = None
+    if not (isinstance(raw, list) and raw and all(isinstance(a, str) for a in raw)):
+        raise ConfigurationError(f"--command-prefix: expected a JSON list of strings, got {text!r}")
+    return tuple(raw)
+
+
+def _run(args: argparse.Namespace, stop: StopSignals) -> int:
+    state_config = parse_state_config(args.state_config)
+    prefix = _parse_prefix(args.command_prefix)
+    with create_state_manager(state_config, args.cluster) as state:
+        topology, plan = read_plans(state, args.topology_name, args.topology_id)
+    policy = RestartPolicy.from_config(config_from_proto(topology.topology_config))
+    working_dir = args.working_dir.resolve()
+    ipc = ipc_dir(working_dir, args.container) if args.container != 0 else None
+    if ipc is not None:
+        shutil.rmtree(ipc, ignore_errors=True)  # left by a killed predecessor
+        ipc.mkdir(mode=0o700)
+    try:
+        context = DaemonContext(
+            topology_name=args.topology_name,
+            topology_id=args.topology_id,
+            cluster=args.cluster,
+            working_dir=str(working_dir),
+            state_config=args.state_config,
+            local_endpoint=f"ipc://{ipc}/" if ipc is not None else "",
+            command_prefix=prefix,
+        )
+        desired = desired_processes(plan, args.container, context)
+        log.info(
+            "container %d of %r: supervising %s",
+            args.container,
+            args.topology_name,
+            ", ".join(desired),
+        )
+        return Supervisor(desired, working_dir, policy).run(stop)
+    finally:
+        if ipc is not None:
+            shutil.rmtree(ipc, ignore_errors=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the executor; returns 0 after SIGTERM/SIGINT, 1 on a start-up error or when a
+    process exhausted its restarts.
+    """
+    args = _parser().parse_args(argv)
+    configure_daemon_logging(args.topology_name, "executor", args.container)
+    try:
+        with StopSignals(wake_on_child_exit=True) as stop:
+            return _run(args, stop)
+    except HeronError as exc:
+        log.error("cannot run container %d: %s", args.container, exc)
+        return 1

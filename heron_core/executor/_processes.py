@@ -1,0 +1,228 @@
+"""The processes one container needs, derived from the packing plan (a pure function)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heron_core.errors import SchedulerError
+from heron_core.proto import packing_plan_pb2
+
+__all__ = [
+    "STATE_KEYS",
+    "DaemonContext",
+    "ProcessSpec",
+    "desired_processes",
+    "instance_name",
+    "ipc_dir",
+    "ipc_dirs",
+    "state_config_json",
+    "stmgr_name",
+]
+
+TMANAGER = "tmanager"
+
+STATE_KEYS = (
+    "heron.class.state.manager",
+    "heron.statemgr.connection.string",
+    "heron.statemgr.root.path",
+    "heron.statemgr.zookeeper.session.timeout.ms",
+    "heron.statemgr.zookeeper.connection.timeout.ms",
+)
+"""The resolved-config keys daemons receive as ``--state-config``."""
+
+
+def state_config_json(config: Mapping[str, Any]) -> str:
+    """The ``--state-config`` value: the `STATE_KEYS` present in ``config``, as a JSON object.
+
+    >>> state_config_json({"heron.class.state.manager": "localfs", "topology.stmgrs": 2})
+    '{"heron.class.state.manager": "localfs"}'
+    """
+    return json.dumps({key: config[key] for key in STATE_KEYS if key in config}, sort_keys=True)
+
+
+_IPC_BASE_MAX = 40  # zmq ipc paths must stay under ~100 characters
+
+
+def _ipc_base() -> Path:
+    base = tempfile.gettempdir()
+    return Path(base if len(base) <= _IPC_BASE_MAX else "/tmp")
+
+
+def _ipc_prefix(working_dir: Path) -> str:
+    digest = hashlib.sha256(str(working_dir.resolve()).encode()).hexdigest()[:12]
+    return f"heron-{digest}-"
+
+
+def ipc_dir(working_dir: Path, container: int) -> Path:
+    """The short directory holding container ``container``'s ipc sockets.
+
+    Derived from the working directory, so that whoever removes a topology can remove the
+    directories of executors that could not (see `ipc_dirs`).
+
+    >>> a, b = ipc_dir(Path("/w"), 1), ipc_dir(Path("/w"), 2)
+    >>> a.parent == b.parent and a != b and len(str(a)) < 60
+    True
+    """
+    return _ipc_base() / f"{_ipc_prefix(working_dir)}{container}"
+
+
+def ipc_dirs(working_dir: Path) -> list[Path]:
+    """The ipc directories of every container of the topology in ``working_dir`` that exist."""
+    return sorted(_ipc_base().glob(f"{_ipc_prefix(working_dir)}*"))
+
+
+def stmgr_name(container: int) -> str:
+    """The process name (and stmgr id) of container ``container``'s stream manager.
+
+    >>> stmgr_name(3)
+    'stmgr-3'
+    """
+    return f"stmgr-{container}"
+
+
+def instance_name(container: int, component: str, task_id: int) -> str:
+    """The process name (and instance id) of one task.
+
+    >>> instance_name(1, "word", 4)
+    'container_1_word_4'
+    """
+    return f"container_{container}_{component}_{task_id}"
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    """One process an executor keeps running.
+
+    Attributes:
+        name: the process name, which also names its log file (``W/logs/<name>.log``).
+        argv: the full command line.
+        depends_on: the name of a process this one is bound to (an instance to its stream
+            manager's sockets): while that process is not running this one is stopped, and it
+            is restarted whenever that process restarts.
+    """
+
+    name: str
+    argv: tuple[str, ...]
+    depends_on: str | None = None
+
+
+@dataclass(frozen=True)
+class DaemonContext:
+    """What every daemon command line of one container carries.
+
+    Attributes:
+        topology_name: the topology's name.
+        topology_id: the topology's id.
+        cluster: the cluster name.
+        working_dir: the topology's working directory W.
+        state_config: the ``--state-config`` JSON object (state-manager keys).
+        local_endpoint: the ipc endpoint prefix of the container's stream manager
+            (e.g. ``"ipc:///tmp/heron-ab12cd/"``); unused by container 0.
+        command_prefix: the argv that runs a daemon module; the module name follows it.
+            By default this Python with ``-m``; tests point it at a fake daemon.
+    """
+
+    topology_name: str
+    topology_id: str
+    cluster: str
+    working_dir: str
+    state_config: str
+    local_endpoint: str = ""
+    command_prefix: tuple[str, ...] = (sys.executable, "-m")
+
+    def command(self, module: str, *args: str) -> tuple[str, ...]:
+        """The argv running daemon ``module`` (``heron_core.<daemon>``) with ``args``."""
+        return (*self.command_prefix, module, *args)
+
+    def common_flags(self, container: int) -> tuple[str, ...]:
+        """The flags every daemon with state access takes (see runtime.md)."""
+        return (
+            "--topology-name",
+            self.topology_name,
+            "--topology-id",
+            self.topology_id,
+            "--cluster",
+            self.cluster,
+            "--working-dir",
+            self.working_dir,
+            "--container",
+            str(container),
+            "--state-config",
+            self.state_config,
+        )
+
+
+def desired_processes(
+    plan: packing_plan_pb2.PackingPlan, container: int, context: DaemonContext
+) -> dict[str, ProcessSpec]:
+    """The processes container ``container`` runs, by name, in start order.
+
+    Container 0 runs the topology manager. Container K >= 1 runs its stream manager
+    ``stmgr-K`` and one instance per task of container K in ``plan`` (by task id), each
+    depending on the stream manager.
+
+    Raises:
+        SchedulerError: ``container`` is negative, or K >= 1 is not a container of ``plan``.
+
+    >>> plan = packing_plan_pb2.PackingPlan(id="p", containers=[packing_plan_pb2.ContainerPlan(
+    ...     id=1, instances=[packing_plan_pb2.InstancePlan(component_name="word", task_id=1)])])
+    >>> ctx = DaemonContext("wc", "wc-1", "local", "/w", "{}", "ipc:///tmp/h/", ("py", "-m"))
+    >>> list(desired_processes(plan, 1, ctx))
+    ['stmgr-1', 'container_1_word_1']
+    >>> desired_processes(plan, 1, ctx)["container_1_word_1"].depends_on
+    'stmgr-1'
+    """
+    if container == 0:
+        argv = context.command("heron_core.tmanager", *context.common_flags(0))
+        return {TMANAGER: ProcessSpec(TMANAGER, argv)}
+    plans = {c.id: c for c in plan.containers}
+    if container not in plans:
+        known = ", ".join(str(c) for c in sorted(plans)) or "none"
+        raise SchedulerError(
+            f"topology {context.topology_name!r}: container {container} is not in packing plan "
+            f"{plan.id!r} (containers: 0 for the tmanager, then {known})"
+        )
+    stmgr = stmgr_name(container)
+    specs = {
+        stmgr: ProcessSpec(
+            stmgr,
+            context.command(
+                "heron_core.stmgr",
+                *context.common_flags(container),
+                "--local-endpoint",
+                context.local_endpoint,
+            ),
+        )
+    }
+    for inst in sorted(plans[container].instances, key=lambda i: i.task_id):
+        name = instance_name(container, inst.component_name, inst.task_id)
+        argv = context.command(
+            "heron_core.instance",
+            "--topology-name",
+            context.topology_name,
+            "--topology-id",
+            context.topology_id,
+            "--cluster",
+            context.cluster,
+            "--working-dir",
+            context.working_dir,
+            "--container",
+            str(container),
+            "--task-id",
+            str(inst.task_id),
+            "--component",
+            inst.component_name,
+            "--component-index",
+            str(inst.component_index),
+            "--local-endpoint",
+            context.local_endpoint,
+        )
+        specs[name] = ProcessSpec(name, argv, depends_on=stmgr)
+    return specs

@@ -1,0 +1,125 @@
+"""At-least-once bookkeeping inside an instance.
+
+Tuple trees are tracked by the stream manager of each spout task's container (XOR of random
+64-bit edge ids, as Storm's acker does). The instance's part:
+
+- a spout keeps its in-flight message ids (:class:`InFlight`), sends the XOR of a new tree's first
+  edges (*init*), and fails what does not complete within the message timeout;
+- a bolt sends, when it acks an input, the input's edge XOR its children's edges for each tree
+  the input belongs to (*ack*), or *fail* for each tree.
+
+:class:`AckSender` batches those entries per spout task, like tuples are batched.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from heron_core.instance.stmgr_client import StMgrClient
+from heron_core.network import ack_frames
+from heron_core.proto import tuple_pb2
+
+
+class _Entries:
+    __slots__ = ("ack_keys", "ack_values", "fail_keys", "init_keys", "init_values", "reset_keys")
+
+    def __init__(self) -> None:
+        self.init_keys: list[int] = []
+        self.init_values: list[int] = []
+        self.ack_keys: list[int] = []
+        self.ack_values: list[int] = []
+        self.fail_keys: list[int] = []
+        self.reset_keys: list[int] = []
+
+
+class AckSender:
+    """Acking entries per spout task, sent as one ``AckBatch`` per task on :meth:`flush`."""
+
+    def __init__(self, client: StMgrClient) -> None:
+        self._client = client
+        self._pending: dict[int, _Entries] = {}
+
+    def _entries(self, spout_task: int) -> _Entries:
+        entries = self._pending.get(spout_task)
+        if entries is None:
+            entries = self._pending[spout_task] = _Entries()
+        return entries
+
+    def init(self, spout_task: int, key: int, value: int) -> None:
+        entries = self._entries(spout_task)
+        entries.init_keys.append(key)
+        entries.init_values.append(value)
+
+    def ack(self, spout_task: int, key: int, value: int) -> None:
+        entries = self._entries(spout_task)
+        entries.ack_keys.append(key)
+        entries.ack_values.append(value)
+
+    def fail(self, spout_task: int, key: int) -> None:
+        self._entries(spout_task).fail_keys.append(key)
+
+    def reset(self, spout_task: int, key: int) -> None:
+        self._entries(spout_task).reset_keys.append(key)
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        for spout_task, e in self._pending.items():
+            batch = tuple_pb2.AckBatch(
+                spout_task=spout_task,
+                init_keys=e.init_keys,
+                init_values=e.init_values,
+                ack_keys=e.ack_keys,
+                ack_values=e.ack_values,
+                fail_keys=e.fail_keys,
+                reset_keys=e.reset_keys,
+            )
+            self._client.send(ack_frames(spout_task, batch.SerializeToString()))
+        self._pending = {}
+
+
+class InFlight:
+    """A spout task's trees in flight: root key -> (message id, start time), oldest first.
+
+    Contract: every root leaves exactly once, by :meth:`complete`, :meth:`failed` or
+    :meth:`expired`; later outcomes for a root that already left return None and are ignored.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self._clock = clock
+        self._roots: OrderedDict[int, tuple[Any, float]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._roots)
+
+    def add(self, root: int, msg_id: Any) -> None:
+        self._roots[root] = (msg_id, self._clock())
+
+    def complete(self, root: int) -> tuple[Any, float] | None:
+        """The message id and its age in seconds, if ``root`` was still in flight."""
+        entry = self._roots.pop(root, None)
+        return None if entry is None else (entry[0], self._clock() - entry[1])
+
+    def failed(self, root: int) -> Any | None:
+        entry = self._roots.pop(root, None)
+        return None if entry is None else entry[0]
+
+    def reset(self, root: int) -> None:
+        """Restart ``root``'s timeout (Storm's resetTimeout)."""
+        entry = self._roots.pop(root, None)
+        if entry is not None:
+            self._roots[root] = (entry[0], self._clock())
+
+    def expired(self, timeout_s: float) -> Iterator[Any]:
+        """Remove and yield the message ids of trees older than ``timeout_s``, oldest first."""
+        cutoff = self._clock() - timeout_s
+        roots = self._roots
+        while roots:
+            root, (msg_id, start) = next(iter(roots.items()))
+            if start > cutoff:
+                return
+            del roots[root]
+            yield msg_id

@@ -1,0 +1,74 @@
+"""The scheduler interface: who starts, watches and stops a topology's containers."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heron_core.proto import packing_plan_pb2
+
+__all__ = ["Scheduler", "TopologyRuntime"]
+
+
+@dataclass(frozen=True)
+class TopologyRuntime:
+    """What a scheduler needs to know about the topology it runs, besides its config.
+
+    Attributes:
+        topology_name: the topology's name.
+        topology_id: the topology's id.
+        cluster: the cluster name.
+        working_dir: the topology's working directory W (holds ``code/`` and ``logs/``).
+    """
+
+    topology_name: str
+    topology_id: str
+    cluster: str
+    working_dir: Path
+
+
+class Scheduler(ABC):
+    """Runs one executor per container of a packing plan (container 0 hosts the tmanager).
+
+    Lifecycle: `initialize` once, `on_schedule` once, then any number of `on_restart`, then
+    `on_kill` and/or `close`. Methods are called from one thread at a time.
+    """
+
+    @abstractmethod
+    def initialize(self, config: Mapping[str, Any], runtime: TopologyRuntime) -> None:
+        """Prepare to run ``runtime``'s topology with its resolved ``config`` (no process yet).
+
+        Raises:
+            ConfigurationError: a config value the scheduler needs is missing or invalid.
+        """
+
+    @abstractmethod
+    def on_schedule(self, packing_plan: packing_plan_pb2.PackingPlan) -> None:
+        """Start an executor for container 0 and for every container of ``packing_plan``, and
+        keep them running (an executor that dies is restarted) until `on_kill`.
+
+        Raises:
+            SchedulerError: the containers cannot be started, or this scheduler already
+                scheduled a plan.
+        """
+
+    @abstractmethod
+    def on_kill(self) -> None:
+        """Stop every executor (SIGTERM, then SIGKILL after a deadline) and wait until they
+        have all exited. Nothing is restarted afterwards. Idempotent.
+        """
+
+    @abstractmethod
+    def on_restart(self, container: int) -> None:
+        """Restart the executor of ``container`` (-1: every container).
+
+        Raises:
+            SchedulerError: no such container, or the topology is not running.
+        """
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release everything; stops the executors first if `on_kill` was not called."""

@@ -1,0 +1,198 @@
+"""Spouts and bolts for the end-to-end tests (imported by the instance processes, which get this
+directory as the topology's code)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from heron_core.api import Bolt, Spout, Stream, Tuple
+
+
+class _Log:
+    """Append-only JSON lines in ``<directory>/<name>-<task>.jsonl``, flushed per line."""
+
+    def open_log(self, directory: str, name: str, task: int) -> None:
+        path = Path(directory) / f"{name}-{task}.jsonl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._log_file = path.open("a", buffering=1, encoding="utf-8")
+
+    def write(self, **record: Any) -> None:
+        self._log_file.write(json.dumps(record) + "\n")
+
+
+def read_log(directory: Path, name: str) -> list[dict[str, Any]]:
+    """Every record the components named ``name`` wrote under ``directory``."""
+    out: list[dict[str, Any]] = []
+    for path in sorted(directory.glob(f"{name}-*.jsonl")):
+        out.extend(json.loads(line) for line in path.read_text().splitlines() if line.endswith("}"))
+    return out
+
+
+class NumberSpout(Spout, _Log):
+    """Emits the numbers 0..count-1 (task i of n: every n-th) with the number as message id and
+    replays what fails. Logs every ack and fail, and the largest number of its own pending
+    message ids it ever saw when next_tuple was called."""
+
+    outputs = ["n"]
+
+    def __init__(self, count: int, directory: str) -> None:
+        self.count = count
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        tasks = context.get_component_tasks(context.get_component_id())
+        self.next = tasks.index(context.get_task_id())
+        self.step = len(tasks)
+        self.pending: set[int] = set()
+        self.replay: deque[int] = deque()
+        self.max_pending = 0
+        self.open_log(self.directory, "spout", context.get_task_id())
+
+    def next_tuple(self) -> None:
+        self.max_pending = max(self.max_pending, len(self.pending))
+        if self.replay:
+            n = self.replay.popleft()
+        elif self.next < self.count:
+            n = self.next
+            self.next += self.step
+        else:
+            return
+        self.pending.add(n)
+        self.emit([n], tup_id=n)
+
+    def ack(self, tup_id: Any) -> None:
+        self.pending.discard(tup_id)
+        self.write(ack=tup_id, max_pending=self.max_pending)
+
+    def fail(self, tup_id: Any) -> None:
+        self.pending.discard(tup_id)
+        self.replay.append(tup_id)
+        self.write(fail=tup_id, max_pending=self.max_pending)
+
+
+class FlakyBolt(Bolt):
+    """Fails about ``rate`` of its tuples at random; emits the others anchored, then acks."""
+
+    outputs = ["n"]
+
+    def __init__(self, rate: float) -> None:
+        self.rate = rate
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.rng = random.Random(context.get_task_id())
+
+    def process(self, tup: Tuple) -> None:
+        if self.rng.random() < self.rate:
+            self.fail(tup)
+            return
+        self.emit(tup.values, anchors=[tup])
+        self.ack(tup)
+
+
+class SleepyBolt(Bolt):
+    """The first time it sees a number in ``slow``, sleeps ``seconds`` before acking it."""
+
+    outputs = ["n"]
+
+    def __init__(self, slow: list[int], seconds: float) -> None:
+        self.slow = set(slow)
+        self.seconds = seconds
+
+    def process(self, tup: Tuple) -> None:
+        n = tup.values[0]
+        if n in self.slow:
+            self.slow.discard(n)
+            time.sleep(self.seconds)
+        self.emit([n], anchors=[tup])
+        self.ack(tup)
+
+
+class AckingSink(Bolt, _Log):
+    """Logs every number it receives, then acks it."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "sink", context.get_task_id())
+
+    def process(self, tup: Tuple) -> None:
+        self.write(n=tup.values[0])
+        self.ack(tup)
+
+
+class FastSpout(Spout):
+    """Emits ``count`` numbers as fast as it is allowed to (no message ids)."""
+
+    outputs = ["n"]
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.n = 0
+
+    def next_tuple(self) -> None:
+        if self.n < self.count:
+            self.emit([self.n])
+            self.n += 1
+
+
+class SlowThenFastBolt(Bolt, _Log):
+    """Spends ``cost`` seconds on each tuple for the first ``slow_for`` seconds after its first
+    tuple, then none; logs how many tuples it got and the distinct count, every second."""
+
+    def __init__(self, cost: float, slow_for: float, directory: str) -> None:
+        self.cost = cost
+        self.slow_for = slow_for
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "slow", context.get_task_id())
+        self.start: float | None = None
+        self.seen: set[int] = set()
+        self.received = 0
+        self.last_log = 0.0
+
+    def process(self, tup: Tuple) -> None:
+        now = time.monotonic()
+        if self.start is None:
+            self.start = now
+        if now - self.start < self.slow_for:
+            end = now + self.cost
+            while time.monotonic() < end:
+                pass
+        self.received += 1
+        self.seen.add(tup.values[0])
+        if now - self.last_log > 1.0:
+            self.last_log = now
+            self.write(received=self.received, distinct=len(self.seen))
+
+    def process_tick(self, tup: Tuple) -> None:
+        self.write(received=self.received, distinct=len(self.seen))
+
+
+class DirectSpout(Spout):
+    """Emits ``count`` tuples on a direct stream, each to the task its index picks, with that
+    task in the values."""
+
+    outputs = [Stream(["n", "target"], direct=True)]
+
+    def __init__(self, count: int, consumer: str) -> None:
+        self.count = count
+        self.consumer = consumer
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.targets = context.get_component_tasks(self.consumer)
+        self.n = 0
+
+    def next_tuple(self) -> None:
+        if self.n < self.count:
+            target = self.targets[self.n % len(self.targets)]
+            self.emit([self.n, target], direct_task=target)
+            self.n += 1

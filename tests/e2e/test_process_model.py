@@ -1,0 +1,191 @@
+"""Issue 3 acceptance: topologies through the real process model (every task its own process,
+stream managers routing, one topology manager)."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+import shutil
+import statistics
+import sys
+from collections import Counter, defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from e2e_components import DirectSpout  # type: ignore[import-not-found]
+
+from heron_core.api import Grouping, TopologyBuilder
+from heron_core.testing.cluster import TopologyRun
+from heron_core.testing.components import FixedSpout, RecordingBolt, read_records, wait_for_records
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+
+def wc() -> Any:
+    """The word_count topology module as sys.modules has it now (other tests load it too)."""
+    if str(ROOT / "topologies") not in sys.path:
+        sys.path.insert(0, str(ROOT / "topologies"))
+    return importlib.import_module("word_count")
+
+
+pytestmark = pytest.mark.processes
+
+
+@pytest.fixture
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A heron home; on failure every log under it is printed; no process may outlive it."""
+    failed_before = request.session.testsfailed
+    yield tmp_path / "home"
+    leftovers = [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if any(str(tmp_path) in arg for arg in p.info["cmdline"] or [])
+    ]
+    for process in leftovers:
+        process.kill()
+    if request.session.testsfailed > failed_before or leftovers:
+        for log in sorted(tmp_path.rglob("*.log")):
+            print(f"===== {log} =====\n{log.read_text(errors='replace')}")
+    assert not leftovers, f"processes outlived the topology: {[p.pid for p in leftovers]}"
+
+
+@pytest.fixture
+def code(tmp_path: Path) -> Path:
+    """The topology code shipped to the instances: the test components and word_count."""
+    root = tmp_path / "code"
+    root.mkdir()
+    shutil.copy(HERE / "e2e_components.py", root)
+    shutil.copy(ROOT / "topologies" / "word_count.py", root)
+    return root
+
+
+@pytest.mark.parametrize("containers", [1, 3])
+def test_word_count_gives_exact_counts(
+    home: Path, tmp_path: Path, code: Path, containers: int
+) -> None:
+    sentences = wc().sentences(300, seed=5)
+    expected = Counter(w for s in sentences for w in s.split())
+    out = tmp_path / "records"
+    b = TopologyBuilder("wordcount")
+    spout = b.add_spout("sentence", FixedSpout(["sentence"], [[s] for s in sentences]), par=2)
+    split = b.add_bolt("split", wc().SplitBolt, par=2, inputs={spout: Grouping.SHUFFLE})
+    count = b.add_bolt("count", wc().CountBolt, par=3, inputs={split: Grouping.fields("word")})
+    b.add_bolt("sink", RecordingBolt(out), par=2, inputs={count: Grouping.fields("word")})
+    with TopologyRun(b.build(), heron_home=home, code_root=code, containers=containers) as run:
+        assert len(run.deployment.packing_plan.containers) == containers
+        records = wait_for_records(out, sum(expected.values()))
+        final: dict[str, int] = defaultdict(int)
+        for r in records:
+            word, n = r["values"]
+            final[word] = max(final[word], n)
+        assert final == expected
+        # each word was counted by exactly one count task
+        tasks_per_word = defaultdict(set)
+        for r in records:
+            tasks_per_word[r["values"][0]].add(r["source_task"])
+        assert all(len(t) == 1 for t in tasks_per_word.values())
+
+
+def test_each_grouping_keeps_its_contract(home: Path, tmp_path: Path, code: Path) -> None:
+    rows = [[f"k{i % 17}", i] for i in range(600)]
+    out = tmp_path / "records"
+    b = TopologyBuilder("groupings")
+    spout = b.add_spout("src", FixedSpout(["key", "n"], rows), par=2)
+    for name, grouping in [
+        ("fields", Grouping.fields("key")),
+        ("all", Grouping.ALL),
+        ("global", Grouping.GLOBAL),
+        ("shuffle", Grouping.SHUFFLE),
+        ("local", Grouping.LOCAL_OR_SHUFFLE),
+    ]:
+        b.add_bolt(name, RecordingBolt(out / name), par=3, inputs={spout: grouping})
+    direct = b.add_spout("directsrc", DirectSpout(90, "direct"), par=1)
+    b.add_bolt("direct", RecordingBolt(out / "direct"), par=3, inputs={direct: Grouping.DIRECT})
+    with TopologyRun(b.build(), heron_home=home, code_root=code, containers=2) as run:
+        container_of = {
+            i.task_id: c.id for c in run.deployment.packing_plan.containers for i in c.instances
+        }
+        tasks_of = defaultdict(list)
+        for c in run.deployment.packing_plan.containers:
+            for i in c.instances:
+                tasks_of[i.component_name].append(i.task_id)
+        n = len(rows)
+        got = {
+            "fields": wait_for_records(out / "fields", n),
+            "all": wait_for_records(out / "all", 3 * n),
+            "global": wait_for_records(out / "global", n),
+            "shuffle": wait_for_records(out / "shuffle", n),
+            "local": wait_for_records(out / "local", n),
+            "direct": wait_for_records(out / "direct", 90),
+        }
+        by_key = defaultdict(set)
+        for r in got["fields"]:
+            by_key[r["values"][0]].add(r["task"])
+        assert all(len(tasks) == 1 for tasks in by_key.values())
+        per_task_all = Counter(r["task"] for r in got["all"])
+        assert per_task_all == {t: n for t in tasks_of["all"]}
+        assert {r["task"] for r in got["global"]} == {min(tasks_of["global"])}
+        shares = Counter(r["task"] for r in got["shuffle"])
+        assert set(shares) == set(tasks_of["shuffle"])
+        assert max(shares.values()) - min(shares.values()) <= 2  # round robin per spout task
+        for r in got["local"]:
+            local = [
+                t for t in tasks_of["local"] if container_of[t] == container_of[r["source_task"]]
+            ]
+            assert r["task"] in local if local else r["task"] in tasks_of["local"]
+        assert all(r["task"] == r["values"][1] for r in got["direct"])
+        assert len(got["direct"]) == 90 and len({r["task"] for r in got["direct"]}) == 3
+        assert len(read_records(out / "all")) == 3 * n  # nothing duplicated
+
+
+def test_tick_tuples_arrive_at_about_the_configured_rate(
+    home: Path, tmp_path: Path, code: Path
+) -> None:
+    out = tmp_path / "ticks"
+    b = TopologyBuilder("ticks")
+    spout = b.add_spout("src", FixedSpout(["x"], [[1]]), par=1)
+    b.add_bolt(
+        "ticker",
+        RecordingBolt(out),
+        par=1,
+        inputs={spout: Grouping.SHUFFLE},
+        config={"topology.tick.tuple.freq.secs": 0.5},
+    )
+    with TopologyRun(b.build(), heron_home=home, code_root=code) as run:
+        ticks = wait_for_records(out, 8, key="tick")
+        times = sorted(r["tick"] for r in ticks)
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert 0.3 < statistics.median(gaps) < 1.0, gaps
+        assert run.counter("ticker", "__execute-count") == 1
+
+
+def test_a_killed_instance_is_restarted_and_the_topology_keeps_flowing(
+    home: Path, code: Path
+) -> None:
+    with TopologyRun(wc().WordCount.build(), heron_home=home, code_root=code) as run:
+        run.wait_until(lambda: run.counter("count", "__execute-count") > 20_000, "words counted")
+        old_pid = run.kill_instance("split", 0)
+
+        def restarted() -> bool:
+            try:
+                return run.instance_process("split", 0).pid != old_pid
+            except Exception:
+                return False
+
+        run.wait_until(restarted, "the executor restarting split[0]")
+        assert "exited" in run.logs()["executor-1"] and str(old_pid) in run.logs()["executor-1"]
+
+        def split0_executed() -> int:
+            return sum(
+                int(d.value)
+                for m in run.metrics()
+                if m.publisher.component_name == "split" and m.publisher.instance_index == 0
+                for d in m.metrics
+                if d.name.startswith("__execute-count")
+            )
+
+        run.wait_until(lambda: split0_executed() > 1000, "the restarted split[0] processing")
