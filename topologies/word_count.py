@@ -63,14 +63,16 @@ class SentenceSpout(Spout):
 
 
 class SplitBolt(Bolt):
-    """Splits each sentence into words."""
+    """Splits each sentence into words (anchored to the sentence, which it then acks)."""
 
     outputs = ["word"]
 
     def process(self, tup: Tuple) -> None:
         emit = self.emit
+        anchors = [tup]
         for word in tup.values[0].split():
-            emit([word])
+            emit([word], anchors=anchors)
+        self.ack(tup)
 
 
 class CountBolt(Bolt):
@@ -86,7 +88,8 @@ class CountBolt(Bolt):
         word = tup.values[0]
         counts = self.counts
         counts[word] += 1
-        self.emit([word, counts[word]])
+        self.emit([word, counts[word]], anchors=[tup])
+        self.ack(tup)
 
     def process_tick(self, tup: Tuple) -> None:
         top = ", ".join(f"{w}={n}" for w, n in self.counts.most_common(5))

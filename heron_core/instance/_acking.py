@@ -24,19 +24,22 @@ from heron_core.proto import tuple_pb2
 
 
 class _Entries:
-    __slots__ = ("ack_keys", "ack_values", "fail_keys", "init_keys", "init_values", "reset_keys")
+    __slots__ = ("acks", "fail_keys", "init_keys", "init_values", "reset_keys")
 
     def __init__(self) -> None:
         self.init_keys: list[int] = []
         self.init_values: list[int] = []
-        self.ack_keys: list[int] = []
-        self.ack_values: list[int] = []
+        self.acks: dict[int, int] = {}  # root key -> XOR of the values acked since the flush
         self.fail_keys: list[int] = []
         self.reset_keys: list[int] = []
 
 
 class AckSender:
-    """Acking entries per spout task, sent as one ``AckBatch`` per task on :meth:`flush`."""
+    """Acking entries per spout task, sent as one ``AckBatch`` per task on :meth:`flush`.
+
+    Acks for the same tree between two flushes are XORed into one entry (XOR is associative),
+    so the tracker sees about one entry per tree and flush instead of one per tuple.
+    """
 
     def __init__(self, client: StMgrClient) -> None:
         self._client = client
@@ -54,9 +57,8 @@ class AckSender:
         entries.init_values.append(value)
 
     def ack(self, spout_task: int, key: int, value: int) -> None:
-        entries = self._entries(spout_task)
-        entries.ack_keys.append(key)
-        entries.ack_values.append(value)
+        acks = self._entries(spout_task).acks
+        acks[key] = acks.get(key, 0) ^ value
 
     def fail(self, spout_task: int, key: int) -> None:
         self._entries(spout_task).fail_keys.append(key)
@@ -72,8 +74,8 @@ class AckSender:
                 spout_task=spout_task,
                 init_keys=e.init_keys,
                 init_values=e.init_values,
-                ack_keys=e.ack_keys,
-                ack_values=e.ack_values,
+                ack_keys=list(e.acks),
+                ack_values=list(e.acks.values()),
                 fail_keys=e.fail_keys,
                 reset_keys=e.reset_keys,
             )

@@ -141,6 +141,9 @@ class Emitter:
             values = list(values)
         if route is None or len(values) != route.arity:
             raise self._bad_emit(stream, values)
+        if not route.buffers and direct_task is None:  # nobody subscribes to this stream
+            route.emitted += 1
+            return [] if need_task_ids else None
         limit = self._batch_max
         buffers = route.buffers
         if direct_task is not None:

@@ -155,6 +155,16 @@ class _BoltCollector:
                 live.append(anchor)
         if not live:
             return self._emit(tup, stream, direct_task, need_task_ids)
+        if len(live) == 1 and len(live[0]._roots) == 1:  # the common case: one anchor, one tree
+            anchor = live[0]
+            spout_task, root, _ = anchor._roots[0]
+
+            def one_root(dest: int) -> tuple[tuple[int, int, int]]:
+                edge = _new_id()
+                anchor._ackval ^= edge
+                return ((spout_task, root, edge),)
+
+            return self._emit(tup, stream, direct_task, need_task_ids, one_root)
 
         def roots(dest: int) -> list[tuple[int, int, int]]:
             merged: dict[tuple[int, int], int] = {}
@@ -517,7 +527,10 @@ class InstanceRuntime:
             j = 0
             for values, n in zip(rows, counts, strict=True):
                 tup = Tuple(None, source, stream, task, values)
-                if n:
+                if n == 1:
+                    tup._roots = ((tasks[j], keys[j], edges[j]),)
+                    j += 1
+                elif n:
                     end = j + n
                     tup._roots = tuple(zip(tasks[j:end], keys[j:end], edges[j:end], strict=True))
                     j = end

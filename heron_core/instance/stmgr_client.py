@@ -20,8 +20,8 @@ from heron_core.proto import physical_plan_pb2, stmgr_pb2
 
 log = logging.getLogger(__name__)
 
-SEND_HWM = 64
-RECV_HWM = 64
+SEND_HWM = 16
+RECV_HWM = 16
 
 
 class StMgrClient:

@@ -48,8 +48,8 @@ from heron_core.stmgr._trees import TreeTracker
 
 log = logging.getLogger(__name__)
 
-INSTANCE_HWM = 64
-PEER_HWM = 256
+INSTANCE_HWM = 16
+PEER_HWM = 64
 _STATE_WAIT_S = 60.0
 _MB = 1 << 20
 STMGR_COMPONENT = "__stmgr__"

@@ -127,19 +127,21 @@ class AckingSink(Bolt, _Log):
 
 
 class FastSpout(Spout):
-    """Emits ``count`` numbers as fast as it is allowed to (no message ids)."""
+    """Emits ``count`` numbers, each with ``payload`` bytes of text, as fast as it is allowed
+    to (no message ids)."""
 
-    outputs = ["n"]
+    outputs = ["n", "payload"]
 
-    def __init__(self, count: int) -> None:
+    def __init__(self, count: int, payload: int = 0) -> None:
         self.count = count
+        self.payload = payload
 
     def initialize(self, config: dict[str, Any], context: Any) -> None:
         self.n = 0
 
     def next_tuple(self) -> None:
         if self.n < self.count:
-            self.emit([self.n])
+            self.emit([self.n, str(self.n).ljust(self.payload, "x")])  # distinct objects
             self.n += 1
 
 

@@ -1,0 +1,197 @@
+"""Issue 4 acceptance: Storm's guarantees on the real process model — acking with replays,
+timeouts, recovery from a killed bolt, max spout pending, at-most-once, back pressure."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import threading
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+from e2e_components import (  # type: ignore[import-not-found]
+    AckingSink,
+    FastSpout,
+    FlakyBolt,
+    NumberSpout,
+    SleepyBolt,
+    SlowThenFastBolt,
+    read_log,
+)
+
+from heron_core.api import Grouping, TopologyBuilder
+from heron_core.plan import LogicalPlan
+from heron_core.testing.cluster import TopologyRun
+
+HERE = Path(__file__).resolve().parent
+
+pytestmark = pytest.mark.processes
+
+RELIABLE = {"topology.reliability.mode": "ATLEAST_ONCE"}
+
+
+@pytest.fixture
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A heron home; on failure every log under it is printed; no process may outlive it."""
+    failed_before = request.session.testsfailed
+    yield tmp_path / "home"
+    leftovers = [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if any(str(tmp_path) in arg for arg in p.info["cmdline"] or [])
+    ]
+    for process in leftovers:
+        process.kill()
+    if request.session.testsfailed > failed_before or leftovers:
+        for log in sorted(tmp_path.rglob("*.log")):
+            print(f"===== {log} =====\n{log.read_text(errors='replace')}")
+    assert not leftovers, f"processes outlived the topology: {[p.pid for p in leftovers]}"
+
+
+@pytest.fixture
+def code(tmp_path: Path) -> Path:
+    root = tmp_path / "code"
+    root.mkdir()
+    shutil.copy(HERE / "e2e_components.py", root)
+    return root
+
+
+def chain(count: int, out: Path, middle: Any, par: int = 2) -> LogicalPlan:
+    b = TopologyBuilder("acking")
+    spout = b.add_spout("numbers", NumberSpout(count, str(out)), par=1)
+    bolt = b.add_bolt("middle", middle, par=par, inputs={spout: Grouping.SHUFFLE})
+    b.add_bolt("sink", AckingSink(str(out)), par=2, inputs={bolt: Grouping.fields("n")})
+    return b.build()
+
+
+def acked_ids(out: Path) -> Counter[int]:
+    return Counter(r["ack"] for r in read_log(out, "spout") if "ack" in r)
+
+
+def wait_all_acked(run: TopologyRun, out: Path, count: int, timeout: float = 180) -> Counter[int]:
+    run.wait_until(lambda: len(acked_ids(out)) >= count, f"all {count} ids acked", timeout)
+    return acked_ids(out)
+
+
+def test_random_failures_are_replayed_until_every_id_is_acked_once(
+    home: Path, code: Path, tmp_path: Path
+) -> None:
+    out, count = tmp_path / "out", 2000
+    config = {**RELIABLE, "topology.max.spout.pending": 200}
+    with TopologyRun(
+        chain(count, out, FlakyBolt(0.1)), heron_home=home, code_root=code, config=config
+    ) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count))
+        assert max(acks.values()) == 1, "an id was acked twice"
+        fails = [r["fail"] for r in read_log(out, "spout") if "fail" in r]
+        assert len(fails) > 50  # about 10% of 2000 (and of the replays) failed
+        seen = {r["n"] for r in read_log(out, "sink")}
+        assert seen == set(range(count))
+
+
+def test_trees_that_time_out_fail_once_and_their_replays_complete(
+    home: Path, code: Path, tmp_path: Path
+) -> None:
+    out, count, slow = tmp_path / "out", 400, [5, 150, 300]
+    config = {**RELIABLE, "topology.max.spout.pending": 5, "topology.message.timeout.secs": 2}
+    plan = chain(count, out, SleepyBolt(slow, seconds=3.0), par=1)
+    with TopologyRun(plan, heron_home=home, code_root=code, config=config) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        fails = Counter(r["fail"] for r in read_log(out, "spout") if "fail" in r)
+        for n in slow:
+            assert fails[n] == 1, f"id {n} failed {fails[n]} times"
+        assert run.counter("numbers", "__timeout-count") >= len(slow)
+
+
+def test_killing_a_bolt_mid_stream_loses_nothing(home: Path, code: Path, tmp_path: Path) -> None:
+    out, count = tmp_path / "out", 3000
+    config = {**RELIABLE, "topology.max.spout.pending": 100, "topology.message.timeout.secs": 5}
+    with TopologyRun(
+        chain(count, out, FlakyBolt(0.0)), heron_home=home, code_root=code, config=config
+    ) as run:
+        run.wait_until(lambda: len(acked_ids(out)) > 500, "500 acks")
+        run.kill_instance("middle", 0)
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        assert "exited" in run.logs()["executor-1"]
+
+
+@pytest.mark.parametrize(("limit", "count"), [(1, 150), (10, 1500), (1000, 6000)])
+def test_max_spout_pending_is_never_exceeded(
+    home: Path, code: Path, tmp_path: Path, limit: int, count: int
+) -> None:
+    out = tmp_path / "out"
+    config = {**RELIABLE, "topology.max.spout.pending": limit}
+    with TopologyRun(
+        chain(count, out, FlakyBolt(0.0)), heron_home=home, code_root=code, config=config
+    ) as run:
+        wait_all_acked(run, out, count)
+        seen = max(r["max_pending"] for r in read_log(out, "spout"))
+        assert seen <= limit
+        assert seen >= min(limit, 10) - 1  # the limit, not something else, was the bound
+
+
+def test_with_acking_off_nothing_is_tracked(home: Path, code: Path, tmp_path: Path) -> None:
+    """At most once: the data path carries no acking. As Storm (0 ackers) and Heron
+    (ATMOST_ONCE) do, an emit with a message id is acked at once by the spout's own instance,
+    so even a bolt that fails every tuple causes no fail at the spout."""
+    out, count = tmp_path / "out", 1000
+    config = {"topology.acker.executors": 0}
+    with TopologyRun(
+        chain(count, out, FlakyBolt(1.0)), heron_home=home, code_root=code, config=config
+    ) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        run.wait_until(lambda: run.counter("middle", "__fail-count") == count, "bolt fails")
+        assert not [r for r in read_log(out, "spout") if "fail" in r]
+        assert run.counter("__stmgr__", "__trees_tracked") == 0
+
+
+def test_back_pressure_bounds_memory_and_loses_nothing(
+    home: Path, code: Path, tmp_path: Path
+) -> None:
+    out, count = tmp_path / "out", 150_000
+    b = TopologyBuilder("pressure")
+    spout = b.add_spout("fast", FastSpout(count, payload=1000), par=1)
+    b.add_bolt(
+        "slow",
+        SlowThenFastBolt(cost=0.0005, slow_for=60.0, directory=str(out)),
+        par=1,
+        inputs={spout: Grouping.SHUFFLE},
+        config={"topology.tick.tuple.freq.secs": 1.0},
+    )
+    peak = [0.0]
+    stop = threading.Event()
+    with TopologyRun(b.build(), heron_home=home, code_root=code) as run:
+
+        def sample() -> None:
+            while not stop.wait(0.5):
+                total = 0
+                for p in run.processes():
+                    with contextlib.suppress(psutil.Error):
+                        total += p.memory_info().rss
+                peak[0] = max(peak[0], total / 2**20)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        try:
+            run.wait_until(
+                lambda: any(r["distinct"] >= count for r in read_log(out, "slow")),
+                "every tuple processed",
+                timeout=240,
+            )
+        finally:
+            stop.set()
+            sampler.join()
+        final = read_log(out, "slow")[-1]
+        assert final["received"] == count == final["distinct"]  # each processed exactly once
+        back_pressure_ms = run.counter("__stmgr__", "__time_spent_back_pressure_ms")
+        print(f"peak RSS of all processes {peak[0]:.0f} MB; back pressure {back_pressure_ms} ms")
+        assert back_pressure_ms > 0
+        assert 0 < peak[0] < 500, f"peak RSS of all processes {peak[0]:.0f} MB"
