@@ -286,6 +286,89 @@ _KEYS = (
         [],
         "Task hooks ('package.module:Class' paths) attached to every task.",
     ),
+    # --- topology: Storm keys (set by storm_compat.Config and the declarers) -------------------
+    Key(
+        "topology.tasks",
+        int,
+        None,
+        "Tasks of a component (Storm's setNumTasks); the Storm facade makes it the parallelism.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.max.task.parallelism",
+        int,
+        None,
+        "Most tasks per component; the Storm facade caps each component's parallelism with it.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.eventlogger.executors",
+        int,
+        None,
+        "Storm's event logger tasks; accepted for Storm compatibility; no effect.",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.spout.wait.strategy",
+        str,
+        "",
+        "Storm's idle spout back-off class; accepted for Storm compatibility; no effect "
+        "(see topology.sleep.spout.wait.strategy.time.ms).",
+    ),
+    Key(
+        "topology.shellbolt.max.pending",
+        int,
+        100,
+        "Storm's bound on tuples queued to a ShellBolt; accepted for Storm compatibility; "
+        "no effect.",
+        minimum=1,
+    ),
+    Key(
+        "topology.stats.sample.rate",
+        float,
+        0.05,
+        "Storm's metrics sampling rate; accepted for Storm compatibility; no effect "
+        "(every tuple is counted).",
+        minimum=0,
+        maximum=1,
+    ),
+    Key(
+        "topology.kryo.register",
+        list,
+        [],
+        "Storm's Kryo registrations; accepted for Storm compatibility; no effect (values "
+        "are pickled).",
+    ),
+    Key(
+        "topology.kryo.factory",
+        str,
+        "",
+        "Storm's Kryo factory class; accepted for Storm compatibility; no effect.",
+    ),
+    Key(
+        "topology.skip.missing.kryo.registrations",
+        bool,
+        False,
+        "Storm's Kryo switch; accepted for Storm compatibility; no effect.",
+    ),
+    Key(
+        "topology.fall.back.on.java.serialization",
+        bool,
+        False,
+        "Storm's Java serialization fallback; accepted for Storm compatibility; no effect.",
+    ),
+    Key(
+        "topology.worker.max.heap.size.mb",
+        float,
+        None,
+        "Storm's worker heap cap; accepted for Storm compatibility; no effect.",
+        nullable=True,
+        minimum=0,
+        exclusive_minimum=True,
+    ),
     # --- heron: plug-ins ------------------------------------------------------------------------
     Key(
         "heron.class.packing.algorithm",
@@ -400,14 +483,15 @@ _KEYS = (
     Key(
         "heron.streammgr.network.backpressure.highwatermark.mb",
         int,
-        100,
-        "Queued MB towards an instance or peer at which back pressure starts.",
+        8,
+        "Queued MB towards an instance or peer at which back pressure starts (Heron's 100 MB "
+        "is sized for C++ daemons; Python tuples cost several times their wire size).",
         minimum=1,
     ),
     Key(
         "heron.streammgr.network.backpressure.lowwatermark.mb",
         int,
-        50,
+        4,
         "Queued MB below which back pressure is relieved (must be < high watermark).",
         minimum=0,
     ),
