@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from importlib.metadata import version
+from importlib.metadata import entry_points, version
 
 import click
 
@@ -46,6 +46,13 @@ cli.add_command(submit_command)
 cli.add_command(kill_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
+
+COMMANDS_GROUP = "heron.cli"
+"""Entry-point group of extra verbs: each entry is a click command or group (e.g. the Storm
+facade's ``heron sparse``), added under the entry's name."""
+
+for _entry in entry_points(group=COMMANDS_GROUP):
+    cli.add_command(_entry.load(), _entry.name)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

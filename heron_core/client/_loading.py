@@ -10,6 +10,7 @@ import sys
 import sysconfig
 import uuid
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -22,7 +23,8 @@ __all__ = ["LoadedTopology", "load_topology"]
 
 _LOOKED_FOR = (
     "the attribute named after ':', else the one heron_core.api.Topology subclass defined in "
-    "the module, else a module attribute 'topology' that is a LogicalPlan or TopologyBuilder"
+    "the module, else a module attribute 'topology' that is a LogicalPlan, a TopologyBuilder or "
+    "has a to_logical_plan(name) method (e.g. a Storm facade StormTopology)"
 )
 
 
@@ -55,7 +57,10 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
 
     The topology is the attribute named after ``:``; else the one ``heron_core.api.Topology``
     subclass defined in the module; else a module attribute ``topology`` that is a
-    ``LogicalPlan`` or a ``TopologyBuilder``.
+    ``LogicalPlan``, a ``TopologyBuilder`` or any object with a ``to_logical_plan(name)``
+    method (how other front ends, such as the Storm facade, plug in). A file whose suffix has
+    a loader registered under the ``heron.topology_loaders`` entry-point group (e.g. Flux
+    ``.yaml``) is loaded by that loader.
 
     Raises:
         ConfigurationError: the file or module does not exist, or holds no (or more than one)
@@ -70,6 +75,18 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
 (from 'heron_core.no_such_module:x'): No module named 'heron_core.no_such_module'
     """
     target, _, attr = spec.rpartition(":") if ":" in spec else (spec, "", "")
+    loader = _file_loader(target)
+    if loader is not None:
+        path = Path(target)
+        if not path.is_file():
+            raise ConfigurationError(f"topology file {target!r} (from {spec!r}) does not exist")
+        try:
+            loaded: LoadedTopology = loader(path.resolve(), name)
+        except HeronError:
+            raise
+        except Exception as exc:
+            raise UserCodeError(f"{target}: loading the topology raised {exc!r}") from exc
+        return loaded
     code_root: Path | None
     if target.endswith(".py") or "/" in target or Path(target).is_file():
         module, code_root = _import_file(Path(target), spec)
@@ -84,6 +101,21 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
     except Exception as exc:
         raise UserCodeError(f"{where}: building topology {found} raised {exc!r}") from exc
     return LoadedTopology(plan, code_root, f"{where}:{found}")
+
+
+LOADERS_GROUP = "heron.topology_loaders"
+"""Entry-point group of topology loaders for files that are not Python: the entry's name is a
+file suffix (``.yaml``), its value a ``callable(path, name) -> LoadedTopology``."""
+
+
+def _file_loader(target: str) -> Any:
+    suffix = Path(target).suffix
+    if not suffix or suffix == ".py":
+        return None
+    for entry in metadata.entry_points(group=LOADERS_GROUP):
+        if entry.name == suffix:
+            return entry.load()
+    return None
 
 
 def _import_file(path: Path, spec: str) -> tuple[ModuleType, Path]:
@@ -166,8 +198,11 @@ def _find(module: ModuleType, attr: str, where: str) -> tuple[Any, str]:
         )
     if classes:
         return classes[0], classes[0].__name__
-    if isinstance(getattr(module, "topology", None), LogicalPlan | TopologyBuilder):
-        return module.topology, "topology"
+    candidate = getattr(module, "topology", None)
+    if isinstance(candidate, LogicalPlan | TopologyBuilder) or hasattr(
+        candidate, "to_logical_plan"
+    ):
+        return candidate, "topology"
     raise ConfigurationError(f"{where}: no topology found; looked for {_LOOKED_FOR}")
 
 
@@ -176,6 +211,15 @@ def _build(definition: Any, name: str | None, module_name: str) -> LogicalPlan:
         return definition.build(name)
     if isinstance(definition, TopologyBuilder):
         return definition.build(name or definition.name or module_name.rpartition(".")[2])
+    if hasattr(definition, "to_logical_plan"):  # another front end's topology (Storm facade)
+        plan = definition.to_logical_plan(name or module_name.rpartition(".")[2])
+        if not isinstance(plan, LogicalPlan):
+            raise ConfigurationError(
+                f"{definition!r}.to_logical_plan() returned {type(plan).__name__}, "
+                "not a LogicalPlan"
+            )
+        plan.validate()
+        return plan
     if isinstance(definition, LogicalPlan):
         if name is not None and name != definition.name:
             definition = dataclasses.replace(definition, name=name, id=f"{name}-{uuid.uuid4().hex}")

@@ -67,7 +67,7 @@ def test_batches_are_sent_when_full_and_on_flush() -> None:
     task, batch = client.sent[0]
     assert batch.dest_task == task and batch.src_task == 1 and batch.stream == "default"
     assert pickle.loads(batch.values) == [["same"]] * 3
-    assert emitter.emit_counts()["default"] == 7
+    assert emitter.emit_counts()["default"] == 7 and emitter.emitted == 7
 
 
 def test_need_task_ids_returns_the_destinations() -> None:
