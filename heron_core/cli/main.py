@@ -23,7 +23,34 @@ __all__ = ["cli", "main"]
 ERROR_EXIT = 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+COMMANDS_GROUP = "heron.cli"
+"""Entry-point group of extra verbs: each entry is a click command or group (e.g. the Storm
+facade's ``heron sparse``), added under the entry's name."""
+
+
+class _Verbs(click.Group):
+    """The built-in verbs plus those registered under `COMMANDS_GROUP`, loaded on demand; one
+    whose module cannot be imported is left out (``--help`` lists only what works)."""
+
+    def _extra(self, name: str) -> click.Command | None:
+        for entry in entry_points(group=COMMANDS_GROUP):
+            if entry.name == name:
+                try:
+                    command = entry.load()
+                except Exception:
+                    return None
+                return command if isinstance(command, click.Command) else None
+        return None
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        extra = [e.name for e in entry_points(group=COMMANDS_GROUP) if self._extra(e.name)]
+        return sorted({*super().list_commands(ctx), *extra})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return super().get_command(ctx, cmd_name) or self._extra(cmd_name)
+
+
+@click.group(cls=_Verbs, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(
     version("heron-storm"),
     "--version",
@@ -46,13 +73,6 @@ cli.add_command(submit_command)
 cli.add_command(kill_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
-
-COMMANDS_GROUP = "heron.cli"
-"""Entry-point group of extra verbs: each entry is a click command or group (e.g. the Storm
-facade's ``heron sparse``), added under the entry's name."""
-
-for _entry in entry_points(group=COMMANDS_GROUP):
-    cli.add_command(_entry.load(), _entry.name)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
