@@ -34,7 +34,7 @@ class Tuple:
     ('words', 'words', ['hello'])
     """
 
-    __slots__ = ("_ackval", "_roots", "component", "id", "stream", "task", "values")
+    __slots__ = ("_ackval", "_received", "_roots", "component", "id", "stream", "task", "values")
 
     _fields: ClassVar[tuple[str, ...]] = ("id", "component", "stream", "task", "values")
 
@@ -49,6 +49,7 @@ class Tuple:
         # XOR of the edges of the tuples anchored to it (None once it is acked or failed).
         self._roots: Any = ()
         self._ackval: Any = 0
+        self._received: float = 0.0  # when the instance got it (perf_counter), for latencies
 
     def _astuple(self) -> tuple[Any, str, str, int | None, Any]:
         return (self.id, self.component, self.stream, self.task, self.values)

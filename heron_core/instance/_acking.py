@@ -84,7 +84,8 @@ class AckSender:
 
 
 class InFlight:
-    """A spout task's trees in flight: root key -> (message id, start time), oldest first.
+    """A spout task's trees in flight: root key -> (message id, stream, start time), oldest
+    first.
 
     Contract: every root leaves exactly once, by :meth:`complete`, :meth:`failed` or
     :meth:`expired`; later outcomes for a root that already left return None and are ignored.
@@ -92,36 +93,38 @@ class InFlight:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._roots: OrderedDict[int, tuple[Any, float]] = OrderedDict()
+        self._roots: OrderedDict[int, tuple[Any, str, float]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._roots)
 
-    def add(self, root: int, msg_id: Any) -> None:
-        self._roots[root] = (msg_id, self._clock())
+    def add(self, root: int, msg_id: Any, stream: str) -> None:
+        self._roots[root] = (msg_id, stream, self._clock())
 
-    def complete(self, root: int) -> tuple[Any, float] | None:
-        """The message id and its age in seconds, if ``root`` was still in flight."""
+    def complete(self, root: int) -> tuple[Any, str, float] | None:
+        """The message id, its stream and its age in seconds, if ``root`` was in flight."""
         entry = self._roots.pop(root, None)
-        return None if entry is None else (entry[0], self._clock() - entry[1])
+        return None if entry is None else (entry[0], entry[1], self._clock() - entry[2])
 
-    def failed(self, root: int) -> Any | None:
+    def failed(self, root: int) -> tuple[Any, str] | None:
+        """The message id and its stream, if ``root`` was in flight."""
         entry = self._roots.pop(root, None)
-        return None if entry is None else entry[0]
+        return None if entry is None else (entry[0], entry[1])
 
     def reset(self, root: int) -> None:
         """Restart ``root``'s timeout (Storm's resetTimeout)."""
         entry = self._roots.pop(root, None)
         if entry is not None:
-            self._roots[root] = (entry[0], self._clock())
+            self._roots[root] = (entry[0], entry[1], self._clock())
 
-    def expired(self, timeout_s: float) -> Iterator[Any]:
-        """Remove and yield the message ids of trees older than ``timeout_s``, oldest first."""
+    def expired(self, timeout_s: float) -> Iterator[tuple[Any, str]]:
+        """Remove and yield (message id, stream) of trees older than ``timeout_s``, oldest
+        first."""
         cutoff = self._clock() - timeout_s
         roots = self._roots
         while roots:
-            root, (msg_id, start) = next(iter(roots.items()))
+            root, (msg_id, stream, start) = next(iter(roots.items()))
             if start > cutoff:
                 return
             del roots[root]
-            yield msg_id
+            yield msg_id, stream

@@ -97,7 +97,7 @@ class _SpoutCollector:
         runtime = self._runtime
         if not self._acking:
             task_ids = self._emit(tup, stream, direct_task, need_task_ids)
-            runtime.immediate_acks.append(tup_id)
+            runtime.immediate_acks.append((tup_id, stream))
             return task_ids
         root = _new_id()
         spout_task = self._task
@@ -110,12 +110,12 @@ class _SpoutCollector:
 
         task_ids = self._emit(tup, stream, direct_task, need_task_ids, roots)
         if not edges:  # nobody subscribes: the tree is complete already
-            runtime.immediate_acks.append(tup_id)
+            runtime.immediate_acks.append((tup_id, stream))
             return task_ids
         value = 0
         for edge in edges:
             value ^= edge
-        runtime.in_flight.add(root, tup_id)
+        runtime.in_flight.add(root, tup_id, stream)
         runtime.acks.init(spout_task, root, value)
         return task_ids
 
@@ -188,7 +188,7 @@ class _BoltCollector:
             for spout_task, root, value in tup._roots:
                 ack(spout_task, root, value ^ pending)
             tup._ackval = None
-        runtime.acked += 1
+        runtime.count_ack(tup)
 
     def fail(self, tup: Tuple) -> None:
         runtime = self._runtime
@@ -199,7 +199,7 @@ class _BoltCollector:
             for spout_task, root, _ in tup._roots:
                 self._acks.fail(spout_task, root)
             tup._ackval = None
-        runtime.failed += 1
+        runtime.count_fail(tup)
 
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's resetTimeout)."""
@@ -236,9 +236,11 @@ class InstanceRuntime:
         self.args = args
         self._clock = clock
         self._stop = False
-        self.immediate_acks: deque[Any] = deque()
-        self.acked = 0
-        self.failed = 0
+        self.immediate_acks: deque[tuple[Any, str]] = deque()
+        self.acked: dict[str, int] = {}  # per stream key: "<stream>" (spouts), "<src>/<stream>"
+        self.failed: dict[str, int] = {}
+        self._process_ms = 0.0  # bolts: total ms from receipt to ack or fail, and their count
+        self._processed = 0
         self.timed_out = 0
         self._early_data: list[bytes] = []
         self._warnings: dict[str, int] = {}
@@ -258,6 +260,23 @@ class InstanceRuntime:
         self._dispatcher.register(stmgr_pb2.NewInstanceAssignmentMessage, self._on_assignment)
         self._dispatcher.register(tuple_pb2.SpoutAckBatch, self._on_tree_outcomes)
 
+    def count_ack(self, tup: Tuple) -> None:
+        """A bolt acked ``tup``: count it and its process latency."""
+        key = f"{tup.component}/{tup.stream}"
+        self.acked[key] = self.acked.get(key, 0) + 1
+        self._process_ms += (time.perf_counter() - tup._received) * 1000.0
+        self._processed += 1
+
+    def count_fail(self, tup: Tuple) -> None:
+        """A bolt failed ``tup``: count it and its process latency."""
+        key = f"{tup.component}/{tup.stream}"
+        self.failed[key] = self.failed.get(key, 0) + 1
+        self._process_ms += (time.perf_counter() - tup._received) * 1000.0
+        self._processed += 1
+
+    def _spout_outcome(self, outcomes: dict[str, int], stream: str) -> None:
+        outcomes[stream] = outcomes.get(stream, 0) + 1
+
     def warn_once(self, what: str) -> None:
         """Log a misuse by user code: the first time, then every 1000th time."""
         seen = self._warnings[what] = self._warnings.get(what, 0) + 1
@@ -270,14 +289,15 @@ class InstanceRuntime:
         for root in message.acked:
             done = in_flight.complete(root)
             if done is not None:
-                spout.ack(done[0])
-                self.acked += 1
-                self.metrics.add_latency("__complete-latency-ms/default", done[1] * 1000.0, 1)
+                msg_id, stream, age = done
+                spout.ack(msg_id)
+                self._spout_outcome(self.acked, stream)
+                self.metrics.add_latency("__complete-latency-ms/" + stream, age * 1000.0, 1)
         for root in message.failed:
-            msg_id = in_flight.failed(root)
-            if msg_id is not None:
-                spout.fail(msg_id)
-                self.failed += 1
+            gone = in_flight.failed(root)
+            if gone is not None:
+                spout.fail(gone[0])
+                self._spout_outcome(self.failed, gone[1])
         for root in message.reset:
             in_flight.reset(root)
 
@@ -434,8 +454,9 @@ class InstanceRuntime:
             if socket.poll(0, zmq.POLLIN):
                 self._read_control()
             while acks:
-                spout.ack(acks.popleft())
-                self.acked += 1
+                msg_id, stream = acks.popleft()
+                spout.ack(msg_id)
+                self._spout_outcome(self.acked, stream)
             idle = True
             if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
                 before = emitter.emitted
@@ -447,9 +468,9 @@ class InstanceRuntime:
                 idle = emitter.emitted == before
             now = clock()
             if now >= next_scan:
-                for msg_id in in_flight.expired(timeout_s):
+                for msg_id, stream in in_flight.expired(timeout_s):
                     self.timed_out += 1
-                    self.failed += 1
+                    self._spout_outcome(self.failed, stream)
                     spout.fail(msg_id)
                 next_scan = now + scan_s
             if now >= next_flush or idle:
@@ -527,6 +548,7 @@ class InstanceRuntime:
             j = 0
             for values, n in zip(rows, counts, strict=True):
                 tup = Tuple(None, source, stream, task, values)
+                tup._received = start
                 if n == 1:
                     tup._roots = ((tasks[j], keys[j], edges[j]),)
                     j += 1
@@ -537,7 +559,9 @@ class InstanceRuntime:
                 process(tup)
         else:
             for values in rows:
-                process(Tuple(None, source, stream, task, values))
+                tup = Tuple(None, source, stream, task, values)
+                tup._received = start
+                process(tup)
         elapsed_ms = (time.perf_counter() - start) * 1000.0
         key = f"{source}/{stream}"
         self.metrics.counters["__execute-count/" + key] += len(rows)
@@ -550,8 +574,15 @@ class InstanceRuntime:
         counters = self.metrics.counters
         for stream, count in self.emitter.emit_counts().items():
             counters["__emit-count/" + stream] = count
-        counters["__ack-count/default"] = self.acked
-        counters["__fail-count/default"] = self.failed
+        for key, count in self.acked.items():
+            counters["__ack-count/" + key] = count
+        for key, count in self.failed.items():
+            counters["__fail-count/" + key] = count
+        if self._processed:
+            self.metrics.add_latency(
+                "__process-latency-ms/default", self._process_ms, self._processed
+            )
+            self._process_ms, self._processed = 0.0, 0
         if self.is_spout:
             counters["__timeout-count/default"] = self.timed_out
             counters["__pending-count/default"] = len(self.in_flight)

@@ -92,6 +92,18 @@ def test_random_failures_are_replayed_until_every_id_is_acked_once(
         assert len(fails) > 50  # about 10% of 2000 (and of the replays) failed
         seen = {r["n"] for r in read_log(out, "sink")}
         assert seen == set(range(count))
+        expected = {
+            "__ack-count/default",  # the spout's trees, per stream
+            "__fail-count/default",
+            "__complete-latency-ms/default",
+            "__ack-count/middle/default",  # the sink's acks, per source and stream
+            "__process-latency-ms/default",
+            "__execute-latency-ms/middle/default",
+        }
+        run.wait_until(
+            lambda: expected <= {d.name for m in run.metrics() for d in m.metrics},
+            "the acking metrics",
+        )
 
 
 def test_trees_that_time_out_fail_once_and_their_replays_complete(
