@@ -57,7 +57,8 @@ class AckSender:
         entries.init_values.append(value)
 
     def ack(self, spout_task: int, key: int, value: int) -> None:
-        acks = self._entries(spout_task).acks
+        entries = self._pending.get(spout_task) or self._entries(spout_task)
+        acks = entries.acks
         acks[key] = acks.get(key, 0) ^ value
 
     def fail(self, spout_task: int, key: int) -> None:

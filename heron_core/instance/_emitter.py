@@ -99,6 +99,8 @@ class Emitter:
                 else:
                     route.single.append(chooser.choose)
             self._routes[stream] = route
+        self.silent_streams = frozenset(s for s, r in self._routes.items() if not r.buffers)
+        """Declared streams nobody subscribes to (emits on them only count)."""
 
     def _where(self) -> str:
         return f"topology {self._topology!r}, component {self._component!r}, task {self._task_id}"

@@ -134,6 +134,10 @@ class _BoltCollector:
         self._runtime = runtime
         self._acking = runtime.acking
         self._acks = runtime.acks
+        self._silent = runtime.emitter.silent_streams
+        # A bolt often emits several tuples anchored to the same input: reuse its edge maker.
+        self._last_anchor: Tuple | None = None
+        self._last_roots: Any = None
 
     def emit(
         self,
@@ -143,10 +147,18 @@ class _BoltCollector:
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
-        if not anchors or not self._acking:
+        if not anchors or not self._acking or stream in self._silent:
             return self._emit(tup, stream, direct_task, need_task_ids)
         if isinstance(anchors, Tuple):
             anchors = [anchors]
+        last = self._last_anchor
+        if (
+            last is not None
+            and len(anchors) == 1
+            and anchors[0] is last
+            and last._ackval is not None
+        ):
+            return self._emit(tup, stream, direct_task, need_task_ids, self._last_roots)
         live = []
         for anchor in anchors:
             if anchor._ackval is None:
@@ -164,6 +176,7 @@ class _BoltCollector:
                 anchor._ackval ^= edge
                 return ((spout_task, root, edge),)
 
+            self._last_anchor, self._last_roots = anchor, one_root
             return self._emit(tup, stream, direct_task, need_task_ids, one_root)
 
         def roots(dest: int) -> list[tuple[int, int, int]]:
@@ -237,8 +250,10 @@ class InstanceRuntime:
         self._clock = clock
         self._stop = False
         self.immediate_acks: deque[tuple[Any, str]] = deque()
-        self.acked: dict[str, int] = {}  # per stream key: "<stream>" (spouts), "<src>/<stream>"
+        self.acked: dict[str, int] = {}  # spouts: per stream
         self.failed: dict[str, int] = {}
+        self._bolt_acked: dict[tuple[str, str], int] = {}  # bolts: per (source, stream)
+        self._bolt_failed: dict[tuple[str, str], int] = {}
         self._process_ms = 0.0  # bolts: total ms from receipt to ack or fail, and their count
         self._processed = 0
         self.timed_out = 0
@@ -262,15 +277,15 @@ class InstanceRuntime:
 
     def count_ack(self, tup: Tuple) -> None:
         """A bolt acked ``tup``: count it and its process latency."""
-        key = f"{tup.component}/{tup.stream}"
-        self.acked[key] = self.acked.get(key, 0) + 1
+        key = (tup.component, tup.stream)
+        self._bolt_acked[key] = self._bolt_acked.get(key, 0) + 1
         self._process_ms += (time.perf_counter() - tup._received) * 1000.0
         self._processed += 1
 
     def count_fail(self, tup: Tuple) -> None:
         """A bolt failed ``tup``: count it and its process latency."""
-        key = f"{tup.component}/{tup.stream}"
-        self.failed[key] = self.failed.get(key, 0) + 1
+        key = (tup.component, tup.stream)
+        self._bolt_failed[key] = self._bolt_failed.get(key, 0) + 1
         self._process_ms += (time.perf_counter() - tup._received) * 1000.0
         self._processed += 1
 
@@ -574,10 +589,14 @@ class InstanceRuntime:
         counters = self.metrics.counters
         for stream, count in self.emitter.emit_counts().items():
             counters["__emit-count/" + stream] = count
-        for key, count in self.acked.items():
-            counters["__ack-count/" + key] = count
-        for key, count in self.failed.items():
-            counters["__fail-count/" + key] = count
+        for stream, count in self.acked.items():
+            counters["__ack-count/" + stream] = count
+        for stream, count in self.failed.items():
+            counters["__fail-count/" + stream] = count
+        for (source, stream), count in self._bolt_acked.items():
+            counters[f"__ack-count/{source}/{stream}"] = count
+        for (source, stream), count in self._bolt_failed.items():
+            counters[f"__fail-count/{source}/{stream}"] = count
         if self._processed:
             self.metrics.add_latency(
                 "__process-latency-ms/default", self._process_ms, self._processed
