@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -158,6 +159,11 @@ def run_case(
         shutil.rmtree(work, ignore_errors=True)
 
 
+def load() -> str:
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.1f} (1 min) / {five:.1f} (5 min)"
+
+
 def machine() -> str:
     versions = ", ".join(
         f"{p} {metadata.version(p)}" for p in ("pyzmq", "protobuf") if _installed(p)
@@ -198,6 +204,7 @@ def main() -> None:
     parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
     args = parser.parse_args()
     total = 50_000 if args.quick else 200_000
+    load_before = load()
     baseline = plain_loop(total)
     print(f"plain loop: {baseline.rate:,.0f} words/s", flush=True)
     cases = [("acking off, 1 container", 1, False), ("acking on, 1 container", 1, True)]
@@ -226,8 +233,9 @@ def main() -> None:
         with (ROOT / "bench" / "RESULTS.md").open("a") as out:
             out.write(
                 f"\n## word_count {'(quick) ' if args.quick else ''}— {stamp}\n\n"
-                f"Machine: {machine()}. Corpus: {total:,} sentences x 10 words, vocabulary "
-                f"10,000, seed 42. Parallelism 1 per component; one process per task.\n\n"
+                f"Machine: {machine()}; {load_before} before, {load()} after. Corpus: "
+                f"{total:,} sentences x 10 words, vocabulary 10,000, seed 42. Parallelism 1 per "
+                f"component; one process per task.\n\n"
                 f"{text}\n"
             )
 
