@@ -198,3 +198,20 @@ class DirectSpout(Spout):
             target = self.targets[self.n % len(self.targets)]
             self.emit([self.n, target], direct_task=target)
             self.n += 1
+
+
+class CrashOnceBolt(Bolt):
+    """Raises ``ValueError("boom")`` on its first tuple ever (a marker file remembers it across
+    restarts); afterwards passes tuples on."""
+
+    outputs = ["n", "payload"]
+
+    def __init__(self, marker: str) -> None:
+        self.marker = marker
+
+    def process(self, tup: Tuple) -> None:
+        marker = Path(self.marker)
+        if not marker.exists():
+            marker.write_text("crashed")
+            raise ValueError("boom")
+        self.emit(tup.values)

@@ -15,7 +15,11 @@ from typing import Any
 
 import psutil
 import pytest
-from e2e_components import DirectSpout  # type: ignore[import-not-found]
+from e2e_components import (  # type: ignore[import-not-found]
+    CrashOnceBolt,
+    DirectSpout,
+    FastSpout,
+)
 
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.testing.cluster import TopologyRun
@@ -189,3 +193,22 @@ def test_a_killed_instance_is_restarted_and_the_topology_keeps_flowing(
             )
 
         run.wait_until(lambda: split0_executed() > 1000, "the restarted split[0] processing")
+
+
+def test_an_exception_in_user_code_is_logged_and_the_instance_restarted(
+    home: Path, tmp_path: Path, code: Path
+) -> None:
+    out = tmp_path / "records"
+    b = TopologyBuilder("crashing")
+    spout = b.add_spout("src", FastSpout(10**9), par=1)
+    crash = b.add_bolt(
+        "crasher", CrashOnceBolt(str(tmp_path / "marker")), par=1, inputs={spout: Grouping.SHUFFLE}
+    )
+    b.add_bolt("sink", RecordingBolt(out), par=1, inputs={crash: Grouping.SHUFFLE})
+    with TopologyRun(b.build(), heron_home=home, code_root=code) as run:
+        wait_for_records(out, 1)  # flowing again after the restart
+        log = run.logs()["container_1_crasher_1"]
+        assert "topology 'crashing', component 'crasher', task 1: user code raised" in log
+        assert "ValueError: boom" in log and "in process" in log  # the user's traceback
+        assert "container_1_crasher_1" in run.logs()["executor-1"]
+        assert "exit status 1" in run.logs()["executor-1"]
