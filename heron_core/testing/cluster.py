@@ -1,7 +1,7 @@
 """Run a topology on the real process model from a test, and look inside it.
 
-:class:`TopologyRun` submits a :class:`~heron_core.plan.LogicalPlan` to the ``local`` cluster in
-a heron home of the caller's choice, with the local scheduler in the calling process, exactly as
+:class:`TopologyRun` submits a :class:`~heron_core.plan.LogicalPlan` to a cluster whose scheduler
+is ``local`` (``local``; ``localzk``, with ZooKeeper state) in a heron home of the caller's choice, with the local scheduler in the calling process, exactly as
 ``heron run`` does; it exposes the topology's metrics, its processes (to kill one) and its logs,
 and on exit stops every process and deletes the state, whether the test passed or not.
 
@@ -41,8 +41,6 @@ from heron_core.statemgr import StateManager, create_state_manager
 
 __all__ = ["TopologyRun"]
 
-CLUSTER = "local"
-
 
 class TopologyRun:
     """A topology running on this machine for the length of a ``with`` block.
@@ -54,6 +52,7 @@ class TopologyRun:
             can import the modules the plan's classes live in (e.g. the test's directory).
         containers: ``topology.stmgrs``.
         config: more ``key=value`` overrides (values are formatted with ``str``).
+        cluster: the cluster config to use; its scheduler must be ``local``.
     """
 
     def __init__(
@@ -64,12 +63,14 @@ class TopologyRun:
         code_root: Path | None = None,
         containers: int | None = None,
         config: Mapping[str, Any] | None = None,
+        cluster: str = "local",
     ) -> None:
         overrides = [f"{k}={_text(v)}" for k, v in (config or {}).items()]
         if containers is not None:
             overrides.append(f"topology.stmgrs={containers}")
+        self.cluster = cluster
         self.deployment: Deployment = prepare(
-            CLUSTER, LoadedTopology(plan, code_root, plan.name), overrides, None, heron_home
+            cluster, LoadedTopology(plan, code_root, plan.name), overrides, None, heron_home
         )
         self.name = plan.name
         self.topology_id = self.deployment.topology.id
@@ -80,7 +81,7 @@ class TopologyRun:
 
     def __enter__(self) -> TopologyRun:
         self._scheduler.initialize(self.deployment.config, self.deployment.runtime)
-        self._state = create_state_manager(self.deployment.config, CLUSTER)
+        self._state = create_state_manager(self.deployment.config, self.cluster)
         self._state.start()
         try:
             install(self._state, self.deployment)

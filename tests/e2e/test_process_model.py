@@ -212,3 +212,30 @@ def test_an_exception_in_user_code_is_logged_and_the_instance_restarted(
         assert "ValueError: boom" in log and "in process" in log  # the user's traceback
         assert "container_1_crasher_1" in run.logs()["executor-1"]
         assert "exit status 1" in run.logs()["executor-1"]
+
+
+@pytest.mark.zookeeper
+def test_word_count_on_the_localzk_cluster_finds_everything_through_zookeeper(
+    home: Path, tmp_path: Path, code: Path, zk_config: dict[str, Any]
+) -> None:
+    sentences = wc().sentences(100, seed=9)
+    expected = Counter(w for s in sentences for w in s.split())
+    out = tmp_path / "records"
+    b = TopologyBuilder("wordcount-zk")
+    spout = b.add_spout("sentence", FixedSpout(["sentence"], [[s] for s in sentences]), par=1)
+    split = b.add_bolt("split", wc().SplitBolt, par=2, inputs={spout: Grouping.SHUFFLE})
+    count = b.add_bolt("count", wc().CountBolt, par=2, inputs={split: Grouping.fields("word")})
+    b.add_bolt("sink", RecordingBolt(out), par=1, inputs={count: Grouping.fields("word")})
+    config = {k: v for k, v in zk_config.items() if k.startswith("heron.statemgr.")}
+    with TopologyRun(
+        b.build(), heron_home=home, code_root=code, containers=2, config=config, cluster="localzk"
+    ) as run:
+        state = run.deployment.config
+        assert state["heron.class.state.manager"] == "zookeeper"
+        records = wait_for_records(out, sum(expected.values()))
+        final: dict[str, int] = defaultdict(int)
+        for r in records:
+            final[r["values"][0]] = max(final[r["values"][0]], r["values"][1])
+        assert final == expected
+        tmanager_log = run.logs()["tmanager"]
+        assert "physical plan built" in tmanager_log
