@@ -1,9 +1,10 @@
 """Run a topology on the real process model from a test, and look inside it.
 
 :class:`TopologyRun` submits a :class:`~heron_core.plan.LogicalPlan` to a cluster whose scheduler
-is ``local`` (``local``; ``localzk``, with ZooKeeper state) in a heron home of the caller's choice, with the local scheduler in the calling process, exactly as
-``heron run`` does; it exposes the topology's metrics, its processes (to kill one) and its logs,
-and on exit stops every process and deletes the state, whether the test passed or not.
+is ``local`` (``local``, or ``localzk`` with ZooKeeper state) in a heron home of the caller's
+choice, with the local scheduler in the calling process, exactly as ``heron run`` does. It
+exposes the topology's metrics, its processes (to kill one) and its logs, and on exit stops
+every process and deletes the state, whether the test passed or not.
 
 Example (not run here: it starts processes)::
 
