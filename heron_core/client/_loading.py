@@ -60,7 +60,9 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
     ``LogicalPlan``, a ``TopologyBuilder`` or any object with a ``to_logical_plan(name)``
     method (how other front ends, such as the Storm facade, plug in). A file whose suffix has
     a loader registered under the ``heron.topology_loaders`` entry-point group (e.g. Flux
-    ``.yaml``) is loaded by that loader.
+    ``.yaml``) is loaded by that loader. Loaders registered for ``.py`` are asked first about
+    a Python file given without ``:attr`` and may decline (return None), e.g. the streamparse
+    loader takes the files of a ``sparse`` project's ``topologies/`` directory.
 
     Raises:
         ConfigurationError: the file or module does not exist, or holds no (or more than one)
@@ -75,18 +77,18 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
 (from 'heron_core.no_such_module:x'): No module named 'heron_core.no_such_module'
     """
     target, _, attr = spec.rpartition(":") if ":" in spec else (spec, "", "")
-    loader = _file_loader(target)
-    if loader is not None:
+    for loader in _file_loaders(target, attr):
         path = Path(target)
         if not path.is_file():
             raise ConfigurationError(f"topology file {target!r} (from {spec!r}) does not exist")
         try:
-            loaded: LoadedTopology = loader(path.resolve(), name)
+            loaded: LoadedTopology | None = loader(path.resolve(), name)
         except HeronError:
             raise
         except Exception as exc:
             raise UserCodeError(f"{target}: loading the topology raised {exc!r}") from exc
-        return loaded
+        if loaded is not None:
+            return loaded
     code_root: Path | None
     if target.endswith(".py") or "/" in target or Path(target).is_file():
         module, code_root = _import_file(Path(target), spec)
@@ -104,18 +106,16 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
 
 
 LOADERS_GROUP = "heron.topology_loaders"
-"""Entry-point group of topology loaders for files that are not Python: the entry's name is a
-file suffix (``.yaml``), its value a ``callable(path, name) -> LoadedTopology``."""
+"""Entry-point group of topology loaders: the entry's name is a file suffix (``.yaml``), its
+value a ``callable(path, name) -> LoadedTopology``. Loaders for ``.py`` may return None to
+leave the file to the default Python import."""
 
 
-def _file_loader(target: str) -> Any:
+def _file_loaders(target: str, attr: str) -> list[Any]:
     suffix = Path(target).suffix
-    if not suffix or suffix == ".py":
-        return None
-    for entry in metadata.entry_points(group=LOADERS_GROUP):
-        if entry.name == suffix:
-            return entry.load()
-    return None
+    if not suffix or (suffix == ".py" and attr):
+        return []
+    return [e.load() for e in metadata.entry_points(group=LOADERS_GROUP) if e.name == suffix]
 
 
 def _import_file(path: Path, spec: str) -> tuple[ModuleType, Path]:

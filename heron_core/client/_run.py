@@ -14,7 +14,7 @@ from rich.console import Console
 
 from heron_core.client._config import Progress, quiet
 from heron_core.client._kill import uninstall
-from heron_core.client._loading import load_topology
+from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.client._metrics import ComponentStats, MetricsClient, component_stats
 from heron_core.client._progress import ProgressView, stats_table
 from heron_core.client._submit import install, prepare
@@ -49,7 +49,7 @@ class RunResult:
 
 
 def run(
-    spec: str,
+    spec: str | LoadedTopology,
     seconds: float | None = None,
     containers: int | None = None,
     overrides: Sequence[str] = (),
@@ -74,11 +74,13 @@ def run(
     on the main thread.
 
     Args:
-        spec: a Python file or ``module:attr``.
+        spec: a Python file or ``module:attr``, or a topology another front end already
+            loaded (e.g. ``heron sparse run``'s streamparse project).
         seconds: the time limit (None: until a signal).
         containers: sets ``topology.stmgrs``.
         overrides: ``key=value`` config overrides.
-        name: the topology name (default: the topology's own).
+        name: the topology name (default: the topology's own); unused for a
+            `LoadedTopology`, whose plan is named already.
         heron_home: the heron home to use instead of a temporary one.
         config_path: the directory of cluster YAML files (the ``local`` cluster is used).
         keep_dir: keep the working directory (its logs) after the run.
@@ -91,7 +93,7 @@ def run(
             topology or config (nothing was started).
     """
     console = console if console is not None else Console()
-    loaded = load_topology(spec, name)
+    loaded = spec if isinstance(spec, LoadedTopology) else load_topology(spec, name)
     extra = [f"topology.stmgrs={containers}"] if containers is not None else []
     home = (
         Path(heron_home) if heron_home is not None else Path(tempfile.mkdtemp(prefix="heron-run-"))

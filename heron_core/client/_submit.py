@@ -243,7 +243,7 @@ def _wait_until_up(
 
 def submit(
     cluster: str,
-    spec: str,
+    spec: str | LoadedTopology,
     name: str | None = None,
     overrides: Sequence[str] = (),
     config_path: str | os.PathLike[str] | None = None,
@@ -263,8 +263,10 @@ def submit(
 
     Args:
         cluster: the cluster name (a ``<cluster>.yaml`` in the config directory).
-        spec: the topology: a Python file or ``module:attr``.
-        name: the topology name (default: the topology's own).
+        spec: the topology: a Python file or ``module:attr``, or a topology another front
+            end already loaded (e.g. ``heron sparse submit``'s streamparse project).
+        name: the topology name (default: the topology's own); unused for a
+            `LoadedTopology`, whose plan is named already.
         overrides: ``key=value`` config overrides (the command line layer).
         config_path: the directory of cluster YAML files (default: the built-in ones).
         heron_home: overrides ``heron.directory.home`` (default: ``$HERON_HOME``).
@@ -277,7 +279,7 @@ def submit(
         SchedulerError: the name is taken, or the scheduler did not come up.
         StateManagerError: the state manager is unusable.
     """
-    loaded = load_topology(spec, name)
+    loaded = spec if isinstance(spec, LoadedTopology) else load_topology(spec, name)
     progress(f"loaded topology {loaded.plan.name!r} from {loaded.origin}")
     deployment = prepare(cluster, loaded, overrides, config_path, heron_home)
     progress(f"packed {deployment.size}")

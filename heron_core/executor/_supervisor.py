@@ -162,7 +162,17 @@ class Supervisor:
                 self._records[name] = record
 
     def _stop_all(self) -> None:
-        stop_processes(self._procs, self._grace_secs)
+        # Dependents (instances) first, while their stream manager still takes what they
+        # flush on the way out; then everything else.
+        dependents = {
+            name: proc
+            for name, proc in self._procs.items()
+            if self._desired.get(name) is not None and self._desired[name].depends_on
+        }
+        stop_processes(dependents, self._grace_secs)
+        stop_processes(
+            {n: p for n, p in self._procs.items() if n not in dependents}, self._grace_secs
+        )
         for name, proc in self._procs.items():
             log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(proc.wait()))
         self._procs.clear()

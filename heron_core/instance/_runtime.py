@@ -221,9 +221,15 @@ class _BoltCollector:
                 self._acks.reset(spout_task, root)
 
 
-def build_component(spec: topology_pb2.ComponentSpec, where: str) -> Any:
-    """The user object a component spec describes."""
+def build_component(spec: topology_pb2.ComponentSpec, where: str, is_spout: bool) -> Any:
+    """The user object a component spec describes: for a shell spec, a multilang
+    ``ShellSpout`` or ``ShellBolt`` running its command."""
     kind = spec.WhichOneof("kind")
+    if kind == "shell":
+        from heron_core.multilang import ShellBolt, ShellSpout  # only shell components need it
+
+        shell = ShellSpout if is_spout else ShellBolt
+        return shell(tuple(spec.shell.command), spec.shell.serializer or "json")
     if kind != "python":
         raise HeronError(
             f"{where}: component spec of kind {kind!r} cannot run in a Python instance"
@@ -370,7 +376,9 @@ class InstanceRuntime:
         config = plan.component_config(self.args.component)
         self.config = config
         self.is_spout = plan.is_spout[self.args.component]
-        self.component = build_component(plan.components[self.args.component].spec, self._where)
+        self.component = build_component(
+            plan.components[self.args.component].spec, self._where, self.is_spout
+        )
         expected = Spout if self.is_spout else Bolt
         if not isinstance(self.component, expected):
             raise UserCodeError(
@@ -420,12 +428,11 @@ class InstanceRuntime:
         self.emitter.flush()
         self.acks.flush()
         self._publish_metrics()
-        if not self.client.flush_blocking(5.0):
+        if not self.client.flush_blocking(1.0):
             log.warning(
                 "%s: %d batches not delivered at shutdown", self._where, len(self.client.pending)
             )
-        if self.is_spout:
-            self.component.close()
+        self.component.close()
 
     def _intervals(self) -> tuple[float, float]:
         flush_s = float(self.config.get("heron.instance.batch.flush.interval.ms", 10)) / 1000.0

@@ -32,7 +32,7 @@ class StMgrClient:
         self.socket: zmq.Socket[bytes] = context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.SNDHWM, SEND_HWM)
         self.socket.setsockopt(zmq.RCVHWM, RECV_HWM)
-        self.socket.setsockopt(zmq.LINGER, 5000)
+        self.socket.setsockopt(zmq.LINGER, 1000)
         self.socket.connect(endpoint)
         self.pending: deque[Sequence[bytes]] = deque()
 

@@ -25,31 +25,36 @@ _sym_db = _symbol_database.Default()
 from heron_core.proto import common_pb2 as heron__core_dot_proto_dot_common__pb2
 from heron_core.proto import physical_plan_pb2 as heron__core_dot_proto_dot_physical__plan__pb2
 from heron_core.proto import metrics_pb2 as heron__core_dot_proto_dot_metrics__pb2
+from heron_core.proto import topology_pb2 as heron__core_dot_proto_dot_topology__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron_core/proto/tmanager.proto\x12\x0eheron.tmanager\x1a\x1dheron_core/proto/common.proto\x1a$heron_core/proto/physical_plan.proto\x1a\x1eheron_core/proto/metrics.proto\"\x8e\x01\n\x10TManagerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x17\n\x0f\x63ontroller_port\x18\x04 \x01(\x05\x12\x13\n\x0bserver_port\x18\x05 \x01(\x05\x12\x12\n\nstats_port\x18\x06 \x01(\x05\"e\n\x14StMgrRegisterRequest\x12\"\n\x05stmgr\x18\x01 \x01(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x02 \x03(\x0b\x32\x16.heron.system.Instance\"h\n\x15StMgrRegisterResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12)\n\x05pplan\x18\x02 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"A\n\x15StMgrHeartbeatRequest\x12\x10\n\x08stmgr_id\x18\x01 \x01(\t\x12\x16\n\x0eheartbeat_time\x18\x02 \x01(\x03\">\n\x16StMgrHeartbeatResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\"G\n\x16NewPhysicalPlanMessage\x12-\n\tnew_pplan\x18\x01 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"P\n\x0ePublishMetrics\x12>\n\x08messages\x18\x01 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"(\n\x0eMetricsRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\"w\n\x0fMetricsResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12>\n\x08messages\x18\x02 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessageb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron_core/proto/tmanager.proto\x12\x0eheron.tmanager\x1a\x1dheron_core/proto/common.proto\x1a$heron_core/proto/physical_plan.proto\x1a\x1eheron_core/proto/metrics.proto\x1a\x1fheron_core/proto/topology.proto\"\x8e\x01\n\x10TManagerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x17\n\x0f\x63ontroller_port\x18\x04 \x01(\x05\x12\x13\n\x0bserver_port\x18\x05 \x01(\x05\x12\x12\n\nstats_port\x18\x06 \x01(\x05\"e\n\x14StMgrRegisterRequest\x12\"\n\x05stmgr\x18\x01 \x01(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x02 \x03(\x0b\x32\x16.heron.system.Instance\"h\n\x15StMgrRegisterResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12)\n\x05pplan\x18\x02 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"A\n\x15StMgrHeartbeatRequest\x12\x10\n\x08stmgr_id\x18\x01 \x01(\t\x12\x16\n\x0eheartbeat_time\x18\x02 \x01(\x03\">\n\x16StMgrHeartbeatResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\"G\n\x16NewPhysicalPlanMessage\x12-\n\tnew_pplan\x18\x01 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"P\n\x0ePublishMetrics\x12>\n\x08messages\x18\x01 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"(\n\x0eMetricsRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\"w\n\x0fMetricsResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12>\n\x08messages\x18\x02 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"?\n\x14TopologyStateRequest\x12\'\n\x05state\x18\x01 \x01(\x0e\x32\x18.heron.api.TopologyState\"=\n\x15TopologyStateResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Statusb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron_core.proto.tmanager_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TMANAGERLOCATION']._serialized_start=153
-  _globals['_TMANAGERLOCATION']._serialized_end=295
-  _globals['_STMGRREGISTERREQUEST']._serialized_start=297
-  _globals['_STMGRREGISTERREQUEST']._serialized_end=398
-  _globals['_STMGRREGISTERRESPONSE']._serialized_start=400
-  _globals['_STMGRREGISTERRESPONSE']._serialized_end=504
-  _globals['_STMGRHEARTBEATREQUEST']._serialized_start=506
-  _globals['_STMGRHEARTBEATREQUEST']._serialized_end=571
-  _globals['_STMGRHEARTBEATRESPONSE']._serialized_start=573
-  _globals['_STMGRHEARTBEATRESPONSE']._serialized_end=635
-  _globals['_NEWPHYSICALPLANMESSAGE']._serialized_start=637
-  _globals['_NEWPHYSICALPLANMESSAGE']._serialized_end=708
-  _globals['_PUBLISHMETRICS']._serialized_start=710
-  _globals['_PUBLISHMETRICS']._serialized_end=790
-  _globals['_METRICSREQUEST']._serialized_start=792
-  _globals['_METRICSREQUEST']._serialized_end=832
-  _globals['_METRICSRESPONSE']._serialized_start=834
-  _globals['_METRICSRESPONSE']._serialized_end=953
+  _globals['_TMANAGERLOCATION']._serialized_start=186
+  _globals['_TMANAGERLOCATION']._serialized_end=328
+  _globals['_STMGRREGISTERREQUEST']._serialized_start=330
+  _globals['_STMGRREGISTERREQUEST']._serialized_end=431
+  _globals['_STMGRREGISTERRESPONSE']._serialized_start=433
+  _globals['_STMGRREGISTERRESPONSE']._serialized_end=537
+  _globals['_STMGRHEARTBEATREQUEST']._serialized_start=539
+  _globals['_STMGRHEARTBEATREQUEST']._serialized_end=604
+  _globals['_STMGRHEARTBEATRESPONSE']._serialized_start=606
+  _globals['_STMGRHEARTBEATRESPONSE']._serialized_end=668
+  _globals['_NEWPHYSICALPLANMESSAGE']._serialized_start=670
+  _globals['_NEWPHYSICALPLANMESSAGE']._serialized_end=741
+  _globals['_PUBLISHMETRICS']._serialized_start=743
+  _globals['_PUBLISHMETRICS']._serialized_end=823
+  _globals['_METRICSREQUEST']._serialized_start=825
+  _globals['_METRICSREQUEST']._serialized_end=865
+  _globals['_METRICSRESPONSE']._serialized_start=867
+  _globals['_METRICSRESPONSE']._serialized_end=986
+  _globals['_TOPOLOGYSTATEREQUEST']._serialized_start=988
+  _globals['_TOPOLOGYSTATEREQUEST']._serialized_end=1051
+  _globals['_TOPOLOGYSTATERESPONSE']._serialized_start=1053
+  _globals['_TOPOLOGYSTATERESPONSE']._serialized_end=1114
 # @@protoc_insertion_point(module_scope)

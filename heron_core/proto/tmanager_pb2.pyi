@@ -12,6 +12,7 @@ from google.protobuf.internal import containers as _containers
 from heron_core.proto import common_pb2 as _common_pb2
 from heron_core.proto import metrics_pb2 as _metrics_pb2
 from heron_core.proto import physical_plan_pb2 as _physical_plan_pb2
+from heron_core.proto import topology_pb2 as _topology_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -237,3 +238,52 @@ class MetricsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MetricsResponse: _TypeAlias = MetricsResponse  # noqa: Y015
+
+@_typing.final
+class TopologyStateRequest(_message.Message):
+    """Clients (the Storm facade's LocalCluster.activate/deactivate) -> the tmanager's stats port.
+    The tmanager stores the new state in the topology and the physical plan and re-broadcasts
+    the plan; instances obey its topology.state (PAUSED: spouts stop and get deactivate()).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    state: _topology_pb2.TopologyState.ValueType
+    """RUNNING (activate) or PAUSED (deactivate)"""
+    def __init__(
+        self,
+        *,
+        state: _topology_pb2.TopologyState.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TopologyStateRequest: _TypeAlias = TopologyStateRequest  # noqa: Y015
+
+@_typing.final
+class TopologyStateResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def status(self) -> _common_pb2.Status:
+        """OK; TOPOLOGY_ALREADY_ACTIVE / TOPOLOGY_ALREADY_DEACTIVE when nothing changed;
+        NOTOK for a state other than RUNNING or PAUSED.
+        """
+
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TopologyStateResponse: _TypeAlias = TopologyStateResponse  # noqa: Y015

@@ -20,7 +20,7 @@ from heron_core.errors import (
     TopologyValidationError,
 )
 from heron_core.network import encode
-from heron_core.proto import packing_plan_pb2, tmanager_pb2, topology_pb2
+from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
 from heron_core.statemgr import StateManager
 from heron_core.tmanager._registration import StMgrRegistry
 from heron_core.tmanager._stats_server import MetricsStore, StatsServer
@@ -32,6 +32,7 @@ T = TypeVar("T")
 
 SILENCE_KEY = "heron.tmanager.stmgr.state.timeout.sec"
 _PROBE_TIMEOUT_S = 1.0
+_STATE_NAMES = set(topology_pb2.TopologyState.values())
 
 
 class TManager:
@@ -228,7 +229,11 @@ class TManager:
             lambda plan: self._state.set_physical_plan(self._name, plan),
             self._clock,
         )
-        stats = StatsServer(stats_socket, store)
+
+        def change_state(state: topology_pb2.TopologyState.ValueType) -> common_pb2.Status:
+            return self._change_state(registry, stmgrs, state)
+
+        stats = StatsServer(stats_socket, store, change_state)
         location = tmanager_pb2.TManagerLocation(
             topology_name=self._name,
             topology_id=self._id,
@@ -262,6 +267,39 @@ class TManager:
                 logger.warning("%s has sent no heartbeat for %g s", sid, silence)
         logger.info("stopping")
         return 0
+
+    def _change_state(
+        self,
+        registry: StMgrRegistry,
+        stmgrs: StMgrServer,
+        state: topology_pb2.TopologyState.ValueType,
+    ) -> common_pb2.Status:
+        """Activate (RUNNING) or deactivate (PAUSED): store the topology and the plan with the
+        new state, then re-broadcast the plan (before every stream manager has registered, the
+        first plan carries it)."""
+        name = topology_pb2.TopologyState.Name(state) if state in _STATE_NAMES else str(state)
+        if state not in (topology_pb2.RUNNING, topology_pb2.PAUSED):
+            return common_pb2.Status(
+                status=common_pb2.NOTOK,
+                message=f"topology {self._name!r}: cannot change to state {name}; "
+                "expected RUNNING (activate) or PAUSED (deactivate)",
+            )
+        if registry.topology.state == state:
+            already = (
+                common_pb2.TOPOLOGY_ALREADY_ACTIVE
+                if state == topology_pb2.RUNNING
+                else common_pb2.TOPOLOGY_ALREADY_DEACTIVE
+            )
+            return common_pb2.Status(
+                status=already, message=f"topology {self._name!r} is already {name}"
+            )
+        plan = registry.set_state(state)
+        self._state.set_topology(self._name, registry.topology)
+        if plan is not None:
+            self._state.set_physical_plan(self._name, plan)
+            stmgrs.send_plan(plan)
+        logger.info("topology %r is now %s", self._name, name)
+        return common_pb2.Status(status=common_pb2.OK, message=f"topology {self._name!r}: {name}")
 
     def _shutdown(self) -> None:
         for sock in self._sockets:

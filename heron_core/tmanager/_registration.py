@@ -210,6 +210,41 @@ class StMgrRegistry:
         return self._plan
 
     @property
+    def topology(self) -> topology_pb2.Topology:
+        """The logical plan embedded in every plan, with its current run state (a copy)."""
+        topology = topology_pb2.Topology()
+        topology.CopyFrom(self._topology)
+        return topology
+
+    def set_state(
+        self, state: topology_pb2.TopologyState.ValueType
+    ) -> physical_plan_pb2.PhysicalPlan | None:
+        """Set the topology's run state (RUNNING or PAUSED) for this and every later plan.
+
+        Returns:
+            The current plan with the new state (to persist and broadcast), or None before
+            every stream manager has registered (the first plan will carry the state).
+
+        >>> from heron_core.proto import packing_plan_pb2 as pp, topology_pb2 as tp
+        >>> topo = tp.Topology(name="t", spouts=[tp.Spout(comp=tp.Component(name="s"))])
+        >>> registry = StMgrRegistry(topo, pp.PackingPlan(containers=[pp.ContainerPlan(
+        ...     id=1, instances=[pp.InstancePlan(component_name="s", task_id=1)])]))
+        >>> registry.set_state(tp.PAUSED) is None
+        True
+        >>> result = registry.register(physical_plan_pb2.StMgr(id="stmgr-1"), b"peer", now=0.0)
+        >>> tp.TopologyState.Name(result.plan.topology.state)
+        'PAUSED'
+        """
+        self._topology = self.topology
+        self._topology.state = state
+        if self._plan is not None:
+            plan = physical_plan_pb2.PhysicalPlan()
+            plan.CopyFrom(self._plan)
+            plan.topology.state = state
+            self._plan = plan
+        return self._plan
+
+    @property
     def waiting(self) -> Waiting | None:
         """The stream managers not yet registered, or None when none is missing."""
         missing = [(cid, sid) for sid, cid in self._expected.items() if sid not in self._records]

@@ -1,19 +1,20 @@
-"""The stats port: metric queries from clients (`heron run`, the tracker) over a zmq ROUTER.
+"""The stats port: requests from clients (`heron run`, the tracker, the Storm facade's
+``LocalCluster``) over a zmq ROUTER.
 
-A client connects a DEALER, sends ``encode(MetricsRequest)`` and reads one ``MetricsResponse``.
-The store it answers from is filled by the stream managers' ``PublishMetrics`` (see
-`_stmgr_server`).
+A client connects a DEALER, sends ``encode(MetricsRequest)`` and reads one ``MetricsResponse``,
+or sends ``encode(TopologyStateRequest)`` and reads one ``TopologyStateResponse``. The metrics
+store is filled by the stream managers' ``PublishMetrics`` (see `_stmgr_server`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import zmq
 
 from heron_core.network import Dispatcher, ProtocolError, encode
-from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2
+from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2, topology_pb2
 
 logger = logging.getLogger(__name__)
 
@@ -59,19 +60,28 @@ class MetricsStore:
         ]
 
 
+ChangeState = Callable[[topology_pb2.TopologyState.ValueType], common_pb2.Status]
+"""Applies a requested run state to the topology and says how it went."""
+
+
 class StatsServer:
-    """Answers ``MetricsRequest`` on the stats port's ROUTER socket.
+    """Answers ``MetricsRequest`` and ``TopologyStateRequest`` on the stats port's ROUTER socket.
 
     Args:
         socket: a bound ROUTER socket; this class reads and writes it, never closes it.
-        store: where the answers come from.
+        store: where metric answers come from.
+        change_state: applies the state of a ``TopologyStateRequest``; its status is the answer.
     """
 
-    def __init__(self, socket: zmq.Socket[bytes], store: MetricsStore) -> None:
+    def __init__(
+        self, socket: zmq.Socket[bytes], store: MetricsStore, change_state: ChangeState
+    ) -> None:
         self.socket = socket
         self._store = store
+        self._change_state = change_state
         self._dispatcher = Dispatcher("tmanager stats server")
         self._dispatcher.register(tmanager_pb2.MetricsRequest, self._on_metrics_request)
+        self._dispatcher.register(tmanager_pb2.TopologyStateRequest, self._on_state_request)
 
     def on_readable(self) -> None:
         """Handle every message waiting on the socket (must not block)."""
@@ -90,4 +100,8 @@ class StatsServer:
             status=common_pb2.Status(status=common_pb2.OK),
             messages=self._store.query(request.component_name),
         )
+        self.socket.send_multipart([peer, *encode(response)])
+
+    def _on_state_request(self, request: tmanager_pb2.TopologyStateRequest, peer: bytes) -> None:
+        response = tmanager_pb2.TopologyStateResponse(status=self._change_state(request.state))
         self.socket.send_multipart([peer, *encode(response)])

@@ -85,11 +85,15 @@ class StMgrServer:
             response.pplan.CopyFrom(result.plan)
         self.socket.send_multipart([peer, *encode(response)])
         if result.plan is not None:
-            frames = encode(tmanager_pb2.NewPhysicalPlanMessage(new_pplan=result.plan))
-            registrations = self._registry.registrations
-            for registration in registrations.values():
-                self.socket.send_multipart([registration.peer, *frames])
-            logger.info("physical plan sent to %s", sorted(registrations))
+            self.send_plan(result.plan)
+
+    def send_plan(self, plan: physical_plan_pb2.PhysicalPlan) -> None:
+        """Push ``plan`` (already persisted) to every registered stream manager."""
+        frames = encode(tmanager_pb2.NewPhysicalPlanMessage(new_pplan=plan))
+        registrations = self._registry.registrations
+        for registration in registrations.values():
+            self.socket.send_multipart([registration.peer, *frames])
+        logger.info("physical plan sent to %s", sorted(registrations))
 
     def _on_heartbeat(self, request: tmanager_pb2.StMgrHeartbeatRequest, peer: bytes) -> None:
         before = self._registry.heartbeat(request.stmgr_id, peer, self._clock())

@@ -203,3 +203,46 @@ def test_silent_stmgrs_are_reported_once_per_silence_by_the_injected_clock(
     poke()
     wait_until("a second warning", lambda: len(warnings()) == 2)
     assert run.stop() == 0
+
+
+def test_topology_state_requests_store_and_rebroadcast_the_plan(
+    submitted: LocalFileSystemStateManager,
+    running: Callable[[TManager], Running],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    stmgr: Callable[[int, str], Any],
+    dealer: Callable[[int], zmq.Socket[bytes]],
+    receive: Callable[..., Any],
+) -> None:
+    run = running(TManager(submitted, "wc", "wc-1"))
+    location = wait_until("tmanager location", lambda: submitted.get_tmanager_location("wc"))
+    client = dealer(location.stats_port)
+
+    def request(state: topology_pb2.TopologyState.ValueType) -> common_pb2.Status:
+        client.send_multipart(encode(tmanager_pb2.TopologyStateRequest(state=state)))
+        status: common_pb2.Status = receive(client, tmanager_pb2.TopologyStateResponse).status
+        return status
+
+    assert request(topology_pb2.PAUSED).status == common_pb2.OK  # before any plan exists
+    stored = submitted.get_topology("wc")
+    assert stored is not None and stored.state == topology_pb2.PAUSED
+    s1, s2 = stmgr(location.server_port, "stmgr-1"), stmgr(location.server_port, "stmgr-2")
+    s1.register(data_port=1)
+    assert s2.register(data_port=2).pplan.topology.state == topology_pb2.PAUSED
+    assert s1.next_plan().topology.state == topology_pb2.PAUSED
+    assert s2.next_plan().topology.state == topology_pb2.PAUSED
+
+    assert request(topology_pb2.RUNNING).status == common_pb2.OK
+    for fake in (s1, s2):
+        assert fake.next_plan().topology.state == topology_pb2.RUNNING
+    pplan = submitted.get_physical_plan("wc")
+    assert pplan is not None and pplan.topology.state == topology_pb2.RUNNING
+    stored = submitted.get_topology("wc")
+    assert stored is not None and stored.state == topology_pb2.RUNNING
+
+    assert request(topology_pb2.RUNNING).status == common_pb2.TOPOLOGY_ALREADY_ACTIVE
+    assert request(topology_pb2.PAUSED).status == common_pb2.OK
+    assert request(topology_pb2.PAUSED).status == common_pb2.TOPOLOGY_ALREADY_DEACTIVE
+    refused = request(topology_pb2.KILLED)
+    assert refused.status == common_pb2.NOTOK
+    assert "cannot change to state KILLED" in refused.message
+    assert run.stop() == 0

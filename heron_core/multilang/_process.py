@@ -1,0 +1,410 @@
+"""One multilang subprocess: launch and handshake, writes, a reader thread, heartbeats, and what
+happens when the subprocess dies or goes silent.
+
+Threads: the caller's thread (the instance's one thread) writes and reads messages while it is
+inside a host call; a daemon reader thread turns the subprocess's stdout into messages on a
+queue (stray output is logged there); bolts also get a daemon heartbeat thread that writes a
+heartbeat tuple every second while the caller is idle and watches for silence. A failure seen
+by a background thread while the caller is idle is handed to ``on_idle_failure`` (by default:
+raised in the main thread, so the instance logs it and exits non-zero); while the caller is
+busy, its next read raises instead.
+"""
+
+from __future__ import annotations
+
+import _thread
+import atexit
+import contextlib
+import itertools
+import logging
+import os
+import queue
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from heron_core.errors import UserCodeError
+from heron_core.multilang._serializers import Stray, serializer
+
+__all__ = ["IdleFailureHandler", "ShellProcess", "raise_in_main_thread"]
+
+log = logging.getLogger(__name__)
+
+HEARTBEAT_STREAM = "__heartbeat"
+HEARTBEAT_SECS = 1.0
+"""How often an idle bolt's subprocess gets a heartbeat tuple (Storm's period)."""
+_READ_CHUNK = 1 << 16
+_STOP_GRACE_SECS = 2.0
+_FAILED = object()
+
+IdleFailureHandler = Callable[[UserCodeError], None]
+"""Called (from a background thread) with the error when the subprocess fails while the
+caller is idle."""
+
+_pending_errors: list[UserCodeError] = []
+
+
+def _raise_pending(signum: int, frame: FrameType | None) -> None:
+    if _pending_errors:
+        raise _pending_errors.pop(0)
+
+
+def _interrupt_main(error: UserCodeError) -> None:
+    _pending_errors.append(error)
+    _thread.interrupt_main(signal.SIGUSR2)
+
+
+def raise_in_main_thread() -> IdleFailureHandler | None:
+    """An idle-failure handler that raises the error in the main thread (at its next Python
+    instruction), so a process whose main thread waits elsewhere (the instance's loop) fails
+    like any user code; None when not called from the main thread (no handler can be
+    installed there, and failures surface at the next host call instead).
+
+    Installs a ``SIGUSR2`` handler; the signal itself is never sent.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    signal.signal(signal.SIGUSR2, _raise_pending)
+    return _interrupt_main
+
+
+class ShellProcess:
+    """A subprocess speaking Storm's multilang protocol.
+
+    Args:
+        command: the argv.
+        serializer_name: ``"json"`` or ``"msgpack"``.
+        where: names the topology, component and task in messages.
+        cwd: the subprocess's working directory.
+        env: its environment.
+        timeout_secs: how long it may stay silent while an answer is awaited (and, with
+            heartbeats, at all) before it is considered dead (``topology.subprocess.timeout.secs``).
+        on_idle_failure: see :data:`IdleFailureHandler`; None: failures while idle surface at
+            the next call.
+    """
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        serializer_name: str,
+        *,
+        where: str,
+        cwd: Path,
+        env: Mapping[str, str],
+        timeout_secs: float,
+        on_idle_failure: IdleFailureHandler | None,
+    ) -> None:
+        self.command = tuple(command)
+        self.where = where
+        self._serializer = serializer(serializer_name)
+        self._cwd = cwd
+        self._env = dict(env)
+        self.timeout_secs = timeout_secs
+        self._on_idle_failure = on_idle_failure
+        self._messages: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._write_lock = threading.Lock()
+        self._state = threading.Lock()
+        self._stopped = threading.Event()
+        self._busy = False
+        self._closed = False
+        self._failure: str | None = None
+        self._heartbeats = 0
+        self._heartbeat_ids = itertools.count(1)
+        self._heartbeating = False
+        self._synced = 0
+        self._wanted: int | None = None
+        self._strays = 0
+        self.last_heard = time.monotonic()
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid_dir: str | None = None
+        self._reader: threading.Thread | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The subprocess's pid (None before launch)."""
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def pid_dir(self) -> str | None:
+        """The handshake's ``pidDir`` (removed at close; None before launch)."""
+        return self._pid_dir
+
+    def _label(self) -> str:
+        return f"multilang subprocess {shlex.join(self.command)!r} (pid {self.pid})"
+
+    # --- life cycle --------------------------------------------------------------------------
+    def launch(self, conf: Mapping[str, Any], context: Mapping[str, Any]) -> int:
+        """Start the subprocess and do the handshake; the pid it reports.
+
+        Raises:
+            UserCodeError: it cannot be started, or does not answer the handshake with its pid.
+        """
+        self._pid_dir = tempfile.mkdtemp(prefix="heron-multilang-pids-")
+        try:
+            self._proc = subprocess.Popen(
+                list(self.command),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                cwd=self._cwd,
+                env=self._env,
+                start_new_session=True,  # terminal signals reach the instance, which stops it
+            )
+        except OSError as exc:
+            shutil.rmtree(self._pid_dir, ignore_errors=True)
+            raise UserCodeError(
+                f"{self.where}: cannot start multilang subprocess {shlex.join(self.command)!r} "
+                f"in {str(self._cwd)!r}: {exc}"
+            ) from exc
+        atexit.register(self.close)
+        self._reader = threading.Thread(
+            target=self._read_loop, name=f"multilang-reader-{self.pid}", daemon=True
+        )
+        self._reader.start()
+        log.info("%s: launched %s in %s", self.where, self._label(), self._cwd)
+        self.write({"conf": dict(conf), "pidDir": self._pid_dir, "context": dict(context)})
+        with self.busy():
+            reply = self.read()
+        pid = reply.get("pid")
+        if not isinstance(pid, int):
+            self._fail(f"answered the handshake with {reply!r}, expected {{'pid': <int>}}")
+            raise self._error()
+        return pid
+
+    def start_heartbeats(self) -> None:
+        """Switch to Storm's ShellBolt behaviour: a heartbeat tuple every second while the
+        caller is idle, failure when the subprocess has sent nothing for ``timeout_secs``, and
+        ``sync`` answers consumed here (see :meth:`write_with_heartbeat`)."""
+        self._heartbeating = True
+        threading.Thread(
+            target=self._heartbeat_loop, name=f"multilang-heartbeat-{self.pid}", daemon=True
+        ).start()
+
+    def close(self) -> None:
+        """Stop the subprocess: close its stdin (a well-behaved one exits), then terminate and
+        kill it if it lingers. Idempotent; called at interpreter exit at the latest."""
+        with self._state:
+            if self._closed:
+                return
+            self._closed = True
+        atexit.unregister(self.close)
+        self._stopped.set()
+        proc = self._proc
+        if proc is not None:
+            # A writer blocked on a full pipe holds the lock: then skip to terminate/kill.
+            if self._write_lock.acquire(timeout=_STOP_GRACE_SECS):
+                try:
+                    if proc.stdin is not None:
+                        with contextlib.suppress(OSError, ValueError):
+                            proc.stdin.close()
+                finally:
+                    self._write_lock.release()
+            for stop in (None, proc.terminate, proc.kill):
+                if stop is not None:
+                    with contextlib.suppress(OSError):
+                        stop()
+                try:
+                    proc.wait(_STOP_GRACE_SECS)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+            if self._reader is not None:
+                self._reader.join(_STOP_GRACE_SECS)
+            if proc.stdout is not None and not (self._reader and self._reader.is_alive()):
+                proc.stdout.close()
+        if self._pid_dir is not None:
+            shutil.rmtree(self._pid_dir, ignore_errors=True)
+
+    # --- the caller's side ---------------------------------------------------------------------
+    @contextlib.contextmanager
+    def busy(self) -> Iterator[None]:
+        """Mark the caller inside a host call (background failures then reach its reads).
+
+        Raises:
+            UserCodeError: the subprocess failed before or during the call.
+        """
+        with self._state:
+            failed = self._failure is not None
+            self._busy = not failed
+        if failed:
+            raise self._error()
+        try:
+            yield
+        finally:
+            with self._state:
+                self._busy = False
+                failed = self._failure is not None
+        if failed:
+            raise self._error()
+
+    def write(self, message: object) -> None:
+        """Send one message (a dict, or a list of task ids).
+
+        Raises:
+            TypeError: the message holds values the serializer cannot carry.
+            UserCodeError: the subprocess is gone.
+        """
+        data = self._serializer.encode(message)
+        with self._write_lock:
+            self._write(data)
+
+    def write_with_heartbeat(self, message: object | None = None) -> None:
+        """Send ``message`` (if any) and a heartbeat tuple right after it, in one write; once
+        heartbeats are on, :meth:`read` returns ``{"command": "sync"}`` when that heartbeat is
+        answered. A subprocess answers heartbeats with ``sync`` in order, so by then it has
+        handled everything sent before (the other answers are consumed unseen).
+
+        Raises:
+            TypeError, ValueError: the message holds values the serializer cannot carry.
+            UserCodeError: the subprocess is gone.
+        """
+        data = b"" if message is None else self._serializer.encode(message)
+        with self._write_lock:
+            data += self._heartbeat()
+            with self._state:  # before writing: the answer may come at once
+                self._wanted = self._heartbeats
+            self._write(data)
+
+    def _heartbeat(self) -> bytes:
+        self._heartbeats += 1
+        heartbeat: dict[str, Any] = {
+            "id": str(next(self._heartbeat_ids)),
+            "comp": None,
+            "stream": HEARTBEAT_STREAM,
+            "task": -1,
+            "tuple": [],
+        }
+        return self._serializer.encode(heartbeat)
+
+    def read(self) -> dict[str, Any]:
+        """The next protocol message, waiting at most ``timeout_secs``.
+
+        Raises:
+            UserCodeError: the subprocess exited, went silent or sent undecodable output.
+        """
+        try:
+            item = self._messages.get(timeout=self.timeout_secs)
+        except queue.Empty:
+            self._fail(
+                f"sent nothing for {self.timeout_secs:g}s while an answer was awaited "
+                "(topology.subprocess.timeout.secs)"
+            )
+            raise self._error() from None
+        if item is _FAILED:
+            raise self._error()
+        message: dict[str, Any] = item
+        return message
+
+    # --- internals -----------------------------------------------------------------------------
+    def _write(self, data: bytes) -> None:
+        stdin = None if self._proc is None else self._proc.stdin
+        try:
+            if stdin is None:
+                raise ValueError("not started")
+            stdin.write(data)
+            stdin.flush()
+        except (OSError, ValueError) as exc:
+            self._fail(self._exit_status() or f"cannot be written to ({exc})")
+            raise self._error() from exc
+
+    def _exit_status(self) -> str | None:
+        """``"exited with status N"`` once the subprocess has exited (waiting a little)."""
+        try:
+            return (
+                None
+                if self._proc is None
+                else f"exited with status {self._proc.wait(_STOP_GRACE_SECS)}"
+            )
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _error(self) -> UserCodeError:
+        return UserCodeError(f"{self.where}: {self._label()} {self._failure or 'was closed'}")
+
+    def _fail(self, reason: str) -> None:
+        with self._state:
+            if self._failure is not None or self._closed:
+                return
+            self._failure = reason
+            idle = not self._busy
+        error = self._error()
+        log.error("%s", error)
+        if self._proc is not None:
+            with contextlib.suppress(OSError):
+                self._proc.kill()
+        self._messages.put(_FAILED)
+        if idle and self._on_idle_failure is not None:
+            self._on_idle_failure(error)
+
+    def _read_loop(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        decode = self._serializer.decode
+        put = self._messages.put
+        while True:
+            try:
+                data = os.read(fd, _READ_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            try:
+                items = decode(data)
+            except Exception as exc:
+                self._fail(
+                    f"wrote output the {self._serializer.name} serializer cannot decode: {exc!r}"
+                )
+                return
+            for item in items:
+                if isinstance(item, Stray):
+                    self._stray(item.text)
+                    continue
+                self.last_heard = time.monotonic()
+                if self._heartbeating and item.get("command") == "sync":
+                    with self._state:
+                        self._synced += 1
+                        answered = self._wanted is not None and self._synced >= self._wanted
+                        if answered:
+                            self._wanted = None
+                    if not answered:
+                        continue
+                put(item)
+        self._fail(self._exit_status() or "closed its stdout")
+
+    def _stray(self, text: str) -> None:
+        self._strays += 1
+        if self._strays == 1:
+            log.warning(
+                "%s: %s wrote text that is not multilang protocol on its stdout; it is logged "
+                "here and otherwise ignored (print to stderr instead)",
+                self.where,
+                self._label(),
+            )
+        for line in text.splitlines():
+            log.info("%s: stdout of pid %s: %s", self.where, self.pid, line)
+
+    def _heartbeat_loop(self) -> None:
+        while not self._stopped.wait(HEARTBEAT_SECS):
+            silent = time.monotonic() - self.last_heard
+            if silent > self.timeout_secs:
+                self._fail(
+                    f"sent nothing for {silent:.0f}s, heartbeats included "
+                    f"(topology.subprocess.timeout.secs={self.timeout_secs:g})"
+                )
+                return
+            with self._state:
+                if self._busy or self._failure is not None or self._closed:
+                    continue
+            try:
+                with self._write_lock:
+                    self._write(self._heartbeat())
+            except UserCodeError:
+                return

@@ -1,0 +1,182 @@
+"""Storm's multilang wire formats: JSON (``<json>\\nend\\n``) and msgpack (concatenated objects).
+
+A serializer encodes messages to the subprocess and decodes, incrementally, what the
+subprocess writes on its stdout. Unlike Storm, decoding is tolerant: text that is not a
+protocol message (a stray ``print`` in user code) comes out as :class:`Stray` items, which the
+host logs, instead of ending the component.
+"""
+
+from __future__ import annotations
+
+import abc
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack  # type: ignore[import-untyped]
+
+from heron_core.errors import ConfigurationError
+
+__all__ = [
+    "SERIALIZERS",
+    "JsonSerializer",
+    "MsgpackSerializer",
+    "Serializer",
+    "Stray",
+    "serializer",
+]
+
+_END = b"end\n"
+_NEWLINE = 0x0A
+_MAX_RESYNC_ATTEMPTS = 1000
+_OPENERS = re.compile(r"[{\[]")
+
+
+@dataclass(frozen=True)
+class Stray:
+    """Output of the subprocess that is not a protocol message (logged by the host)."""
+
+    text: str
+
+
+class Serializer(abc.ABC):
+    """One direction encodes, the other decodes; a new instance per subprocess."""
+
+    name: str
+
+    @abc.abstractmethod
+    def encode(self, message: object) -> bytes:
+        """The bytes of one message (a dict, or a list of task ids).
+
+        Raises:
+            TypeError: the message holds a value the format cannot carry.
+        """
+
+    @abc.abstractmethod
+    def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
+        """Feed bytes read from the subprocess; the complete messages (dicts) and stray output
+        they contain, in order. Incomplete input is kept for the next call."""
+
+
+class JsonSerializer(Serializer):
+    """Storm's default: UTF-8 JSON, each message followed by a line ``end``.
+
+    >>> s = JsonSerializer()
+    >>> s.encode({"command": "next", "id": ""})
+    b'{"command": "next", "id": ""}\\nend\\n'
+    >>> s.decode(b'hello\\n{"command": "sync"}\\nend\\n{"comm')
+    [Stray(text='hello'), {'command': 'sync'}]
+    >>> s.decode(b'and": "log", "msg": "hi"}\\nend\\n')
+    [{'command': 'log', 'msg': 'hi'}]
+    """
+
+    name = "json"
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+
+    def encode(self, message: object) -> bytes:
+        return json.dumps(message).encode() + b"\nend\n"
+
+    def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
+        buffer = self._buffer
+        buffer += data
+        out: list[dict[str, Any] | Stray] = []
+        start = scan = 0
+        while True:
+            at = buffer.find(_END, scan)
+            if at < 0:
+                break
+            if at != start and buffer[at - 1] != _NEWLINE:  # "end\n" inside a line
+                scan = at + 1
+                continue
+            body = bytes(buffer[start : at - 1 if at > start else at])
+            start = scan = at + len(_END)
+            if body.strip():
+                out.extend(_parse_body(body.decode("utf-8", errors="replace")))
+        del buffer[:start]
+        return out
+
+
+def _parse_body(body: str) -> list[dict[str, Any] | Stray]:
+    """One ``end``-terminated body: a message, possibly after stray text."""
+    try:
+        return [_message(json.loads(body), body)]
+    except ValueError:
+        pass
+    for attempt, match in enumerate(_OPENERS.finditer(body)):
+        if attempt >= _MAX_RESYNC_ATTEMPTS:
+            break
+        text = body[match.start() :]
+        try:
+            value = json.loads(text)
+        except ValueError:
+            continue
+        stray = body[: match.start()].rstrip("\n")
+        return [Stray(stray), _message(value, text)] if stray else [_message(value, text)]
+    return [Stray(body)]
+
+
+def _message(value: object, text: str) -> dict[str, Any] | Stray:
+    return value if isinstance(value, dict) else Stray(text)
+
+
+class MsgpackSerializer(Serializer):
+    """Concatenated msgpack objects, no delimiter (pystorm's ``msgpack`` serializer).
+
+    Stray text cannot be told apart from msgpack reliably; what decodes to something other
+    than a map (printed ASCII decodes to small integers) is reported as stray output.
+
+    >>> s = MsgpackSerializer()
+    >>> s.decode(s.encode({"command": "sync"}) + b"hi")
+    [{'command': 'sync'}, Stray(text='hi')]
+    """
+
+    name = "msgpack"
+
+    def __init__(self) -> None:
+        self._unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+
+    def encode(self, message: object) -> bytes:
+        packed: bytes = msgpack.packb(message)
+        return packed
+
+    def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
+        self._unpacker.feed(data)
+        out: list[dict[str, Any] | Stray] = []
+        junk = bytearray()
+        for value in self._unpacker:
+            if isinstance(value, dict):
+                if junk:
+                    out.append(Stray(junk.decode("utf-8", errors="replace")))
+                    junk.clear()
+                out.append(value)
+            elif isinstance(value, int) and 0 <= value < 128:  # a printed ASCII byte
+                junk.append(value)
+            else:
+                out.append(Stray(repr(value)))
+        if junk:
+            out.append(Stray(junk.decode("utf-8", errors="replace")))
+        return out
+
+
+SERIALIZERS: dict[str, type[Serializer]] = {"json": JsonSerializer, "msgpack": MsgpackSerializer}
+"""The multilang serializers by name (``topology.multilang.serializer``, ``ShellSpec``)."""
+
+
+def serializer(name: str) -> Serializer:
+    """A fresh serializer called ``name``.
+
+    Raises:
+        ConfigurationError: an unknown name (the message lists the known ones).
+
+    >>> serializer("json").name
+    'json'
+    """
+    cls = SERIALIZERS.get(name)
+    if cls is None:
+        raise ConfigurationError(
+            f"unknown multilang serializer {name!r}; known: {', '.join(SERIALIZERS)}"
+        )
+    return cls()

@@ -1,0 +1,80 @@
+"""Storm's ``SpoutOutputCollector``: how a spout emits.
+
+Argument lists follow Storm's Java overloads: a ``str`` first is the stream id, then the
+values, then an optional message id.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from heron_core.api import DEFAULT_STREAM, SpoutCollector
+
+__all__ = ["SpoutOutputCollector"]
+
+log = logging.getLogger("storm_compat.spout")
+
+
+def _parse(method: str, args: Sequence[Any], where: str) -> tuple[str, Sequence[Any], Any]:
+    """``(stream, values, message id)`` from ``[streamId,] values[, messageId]``."""
+    if len(args) == 1:
+        return DEFAULT_STREAM, args[0], None
+    if len(args) == 2:
+        if isinstance(args[0], str):
+            return args[0], args[1], None
+        return DEFAULT_STREAM, args[0], args[1]
+    if len(args) == 3 and isinstance(args[0], str):
+        return args[0], args[1], args[2]
+    raise TypeError(
+        f"{where}: {method}([streamId,] values[, messageId]) got {len(args)} arguments: {args!r}"
+    )
+
+
+class SpoutOutputCollector:
+    """What a spout emits with (given to ``open``).
+
+    A tuple emitted with a message id is tracked: the spout's ``ack`` or ``fail`` gets the id
+    back when its tree completes, fails or times out (at once, acked, when acking is off).
+
+    Args:
+        collector: the kernel's collector of the running spout (a fake in unit tests).
+        where: names the topology, component and task in messages.
+        debug: log every emit (``topology.debug``).
+
+    >>> class Printing:  # a fake kernel collector
+    ...     def emit(self, values, tup_id, stream, direct_task, need_task_ids):
+    ...         print(stream, values, tup_id)
+    ...         return [3]
+    >>> SpoutOutputCollector(Printing()).emit("words", ["storm"], "msg-1")
+    words ['storm'] msg-1
+    [3]
+    """
+
+    def __init__(
+        self, collector: SpoutCollector, where: str = "spout", debug: bool = False
+    ) -> None:
+        self._collector = collector
+        self._where = where
+        self._debug = debug
+
+    def emit(self, *args: Any) -> list[int]:
+        """``emit([streamId,] values[, messageId])``: the ids of the receiving tasks."""
+        stream, values, message_id = _parse("emit", args, self._where)
+        if self._debug:
+            log.info("%s: Emitting: %s %r %r", self._where, stream, values, message_id)
+        return self._collector.emit(values, message_id, stream, None, True) or []
+
+    def emitDirect(self, taskId: int, *args: Any) -> None:
+        """``emitDirect(taskId, [streamId,] values[, messageId])`` on a direct stream."""
+        stream, values, message_id = _parse("emitDirect", args, self._where)
+        if self._debug:
+            log.info(
+                "%s: Emitting direct: %d; %s %r %r", self._where, taskId, stream, values, message_id
+            )
+        self._collector.emit(values, message_id, stream, taskId, False)
+
+    def reportError(self, error: BaseException) -> None:
+        """Report ``error`` (logged at ERROR with its traceback in the task's log)."""
+        log.error("%s: reported error: %r", self._where, error, exc_info=error)

@@ -1,0 +1,643 @@
+"""Native spouts and bolts that run pystorm (streamparse) components inside the instance.
+
+Under Storm, ``streamparse_run pkg.module.Class`` starts the component in a subprocess that
+speaks the multilang protocol: pystorm reads JSON commands and tuples from stdin and writes
+emits, acks, fails and logs to stdout. Here the component runs in the instance process, driven
+by the same pystorm code with the pipe cut out: the adapter hands each command or tuple to
+pystorm's own loop body (``_run``) through the component's read path, and every message pystorm
+would write ends in `_Sink`, a class placed just above pystorm's ``Component`` in the MRO of the
+user's class, which turns it into a call on the native collector. So auto-ack, auto-anchor,
+auto-fail, ``process_tick``, ``BatchingBolt`` and ``ReliableSpout`` behave exactly as pystorm
+wrote them, without any JSON.
+
+Differences from a pystorm subprocess (deliberate):
+- ``TicklessBatchingBolt``: its timer thread only marks batches due; they are processed on the
+  instance thread at the next tuple or tick (the streamparse loader gives such bolts tick tuples
+  every ``secs_between_batches``), since the native collector is single-threaded.
+- Storm heartbeats are not sent (nothing to answer: there is no pipe).
+- ``log`` and ``error`` go to the instance log; ``report_metric`` values are registered with the
+  task's context as metrics named after the call.
+- An unknown or repeated ack/fail id is ignored with a warning (Storm kills the ShellBolt).
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import io
+import logging
+import sys
+from collections.abc import Iterable, Sequence
+from itertools import count
+from logging.handlers import RotatingFileHandler
+from os.path import join
+from pathlib import Path
+from typing import Any, NoReturn, cast
+
+import pystorm
+from pystorm.bolt import TicklessBatchingBolt
+
+from heron_core.api import Bolt, Grouping, Spout
+from heron_core.api import TopologyContext as NativeContext
+from heron_core.api import Tuple as NativeTuple
+from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
+from heron_core.errors import HeronError, UserCodeError
+from heron_core.plan import GroupingKind
+from heron_core.plugins import resolve_class
+
+__all__ = ["PystormBoltAdapter", "PystormSpoutAdapter", "storm_context"]
+
+log = logging.getLogger(__name__)
+
+_STORM_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
+_PYTHON_LEVELS = {
+    "critical": logging.CRITICAL,
+    "error": logging.ERROR,
+    "warning": logging.WARNING,
+    "warn": logging.WARNING,
+    "info": logging.INFO,
+    "debug": logging.DEBUG,
+    "trace": logging.DEBUG,
+}
+_GROUPING_TYPES = {
+    GroupingKind.SHUFFLE: "SHUFFLE",
+    GroupingKind.FIELDS: "FIELDS",
+    GroupingKind.LOWEST: "FIELDS",
+    GroupingKind.ALL: "ALL",
+    GroupingKind.NONE: "NONE",
+    GroupingKind.DIRECT: "DIRECT",
+    GroupingKind.CUSTOM: "CUSTOM_SERIALIZED",
+    GroupingKind.LOCAL_OR_SHUFFLE: "LOCAL_OR_SHUFFLE",
+    GroupingKind.PARTIAL_KEY: "CUSTOM_SERIALIZED",
+}
+_NEXT = {"command": "next", "id": ""}
+_ACTIVATE = {"command": "activate", "id": ""}
+_DEACTIVATE = {"command": "deactivate", "id": ""}
+_GONE = object()
+_PTuple = pystorm.Tuple
+_new_tuple = tuple.__new__
+_ONE_ANCHOR = (str, _PTuple)
+
+
+def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
+    """The multilang handshake ``context`` Storm would send this task (what pystorm's
+    ``initialize(storm_conf, context)`` receives), built from the native context.
+
+    Args:
+        context: the task's native context.
+        components: every component of the topology (for ``task->component``).
+    """
+    me = context.get_component_id()
+    targets = context.get_this_targets()
+    sources: dict[str, dict[str, Any]] = {}
+    fields: dict[str, dict[str, list[str]]] = {}
+    for stream, grouping in (context.get_this_sources() or {}).items():
+        source = str(stream.component_id)
+        sources.setdefault(source, {})[stream.stream_id] = _grouping_json(grouping)
+        fields.setdefault(source, {})[stream.stream_id] = list(
+            context.get_output_fields(source, stream.stream_id)
+        )
+    return {
+        "taskid": context.get_task_id(),
+        "componentid": me,
+        "task->component": {
+            str(task): name for name in components for task in context.get_component_tasks(name)
+        },
+        "streams": list(targets),
+        "stream->outputfields": {s: list(context.get_output_fields(me, s)) for s in targets},
+        "stream->target->grouping": {
+            s: {target: _grouping_json(g) for target, g in by_target.items()}
+            for s, by_target in targets.items()
+        },
+        "source->stream->grouping": sources,
+        "source->stream->fields": fields,
+    }
+
+
+def _grouping_json(grouping: Grouping) -> dict[str, Any]:
+    described: dict[str, Any] = {"type": _GROUPING_TYPES[grouping.kind]}
+    if grouping.kind in (GroupingKind.FIELDS, GroupingKind.LOWEST):
+        described["fields"] = list(grouping.grouping_fields)
+    return described
+
+
+def _release_stdio(serializer: Any) -> None:
+    """pystorm's JSON serializer wraps sys.stdin/sys.stdout's buffers in TextIOWrappers, which
+    close those buffers when collected: detach them first (they are never used here)."""
+    for stream in (serializer.input_stream, serializer.output_stream):
+        if isinstance(stream, io.TextIOWrapper):
+            with contextlib.suppress(ValueError):  # already detached
+                stream.detach()
+
+
+def _not_a_tuple(tup: Any) -> NoReturn:
+    raise TypeError(f"All Tuples must be either lists or tuples, received {type(tup)!r} instead.")
+
+
+class _ShellMetric:
+    """A metric fed by ``report_metric`` (Storm's IShellMetric): keeps the last value."""
+
+    def __init__(self) -> None:
+        self.value: Any = None
+
+    def update(self, value: Any) -> None:
+        self.value = value
+
+    def get_value_and_reset(self) -> Any:
+        value, self.value = self.value, None
+        return value
+
+
+class _SinkSerializer:
+    """Stands in for pystorm's serializer (used directly by ``StormHandler``)."""
+
+    def __init__(self, driver: _Driver) -> None:
+        self._driver = driver
+
+    def send_message(self, message: Any) -> None:
+        self._driver.sink_message(message)
+
+    def read_message(self) -> Any:
+        return self._driver.sink_read()
+
+
+class _Sink(pystorm.component.Component):
+    """The bottom of every adapted pystorm class: where pystorm's I/O ends up."""
+
+    _heron_driver: _Driver
+
+    def emit(
+        self,
+        tup: Any,
+        tup_id: Any = None,
+        stream: str | None = None,
+        anchors: Any = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        if not isinstance(tup, list | tuple):
+            _not_a_tuple(tup)
+        return self._heron_driver.sink_emit(
+            tup, tup_id, stream, anchors, direct_task, need_task_ids
+        )
+
+    def send_message(self, message: Any) -> None:
+        self._heron_driver.sink_message(message)
+
+    def read_message(self) -> Any:
+        return self._heron_driver.sink_read()
+
+    def read_command(self) -> Any:
+        return self._heron_driver.sink_read()
+
+    def read_task_ids(self) -> NoReturn:
+        raise HeronError("task ids are returned by emit in-process; nothing to read")
+
+    def _setup_component(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
+        """pystorm's set-up without the pipe: names, config and logging (records go to the
+        instance log, or to ``pystorm.log.path`` when set, as pystorm does)."""
+        self.topology_name = storm_conf.get("topology.name", "")
+        self.task_id = context.get("taskid", "")
+        self.component_name = context.get("componentid") or ""
+        self.debug = storm_conf.get("topology.debug", False)
+        self.storm_conf = storm_conf
+        self.context = context
+        self.logger = logging.getLogger(f"pystorm.component.{self.component_name}")
+        level = _PYTHON_LEVELS.get(storm_conf.get("pystorm.log.level", "info"), logging.INFO)
+        if self.debug:
+            level = logging.DEBUG
+        log_path = storm_conf.get("pystorm.log.path")
+        if log_path:
+            name = storm_conf.get(
+                "pystorm.log.file", "pystorm_{topology_name}_{component_name}_{task_id}_{pid}.log"
+            ).format(
+                topology_name=self.topology_name,
+                component_name=self.component_name,
+                task_id=self.task_id,
+                pid=self.pid,
+            )
+            handler = RotatingFileHandler(
+                join(log_path, name),
+                maxBytes=storm_conf.get("pystorm.log.max_bytes", 1000000),
+                backupCount=storm_conf.get("pystorm.log.backup_count", 10),
+            )
+            handler.setLevel(level)
+            handler.setFormatter(
+                logging.Formatter(
+                    storm_conf.get(
+                        "pystorm.log.format", "%(asctime)s - %(name)s - %(levelname)s - %(message)s"
+                    )
+                )
+            )
+            logging.getLogger().addHandler(handler)
+        self.logger.setLevel(level)
+        logging.getLogger("pystorm").setLevel(level)
+
+
+class _Driver(abc.ABC):
+    """Runs one pystorm component: builds it, feeds pystorm's loop, receives its output.
+
+    Attributes:
+        class_path: the pystorm class, ``pkg.module.Class`` (``module:Class`` accepted).
+        components: every component of the topology (for the handshake context).
+        code_dir: the topology's code directory (None: ``./code``, the instance's cwd being
+            the working directory); its ``src`` and itself go on ``sys.path``.
+    """
+
+    _is_spout: bool
+    _base: type
+
+    def __init__(
+        self, class_path: str, components: Sequence[str], code_dir: str | None = None
+    ) -> None:
+        self.class_path = class_path
+        self.components = tuple(components)
+        self.code_dir = code_dir
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.class_path!r})"
+
+    # --- start-up -------------------------------------------------------------------------
+    def _start(self, collector: Any, config: dict[str, Any], context: NativeContext) -> None:
+        self._out = collector
+        self._context = context
+        self._where = (
+            f"topology {context.get_topology_name()!r}, component "
+            f"{context.get_component_id()!r}, task {context.get_task_id()}"
+        )
+        self._message: Any = None
+        self._pending: dict[Any, NativeTuple | None] = {}
+        # the input of the running process() call, not in _pending until it outlives the call
+        self._current: NativeTuple | None = None
+        self._current_id: str | None = None
+        self._current_list: list[Any] | None = None
+        self._ids = count(1)
+        self._due = False
+        self._metrics: dict[str, _ShellMetric] = {}
+        self._warned: dict[str, int] = {}
+        code = Path(self.code_dir) if self.code_dir is not None else Path.cwd() / "code"
+        for entry in (code, code / "src"):
+            if entry.is_dir() and str(entry) not in sys.path:
+                sys.path.insert(0, str(entry))
+        cls = self._user_class()
+        adapted = type(cls.__name__, (cls, _Sink), {"__module__": cls.__module__})
+        adapted.__qualname__ = cls.__qualname__
+        try:
+            component = adapted(serializer="json")
+        except Exception as exc:
+            raise UserCodeError(
+                f"{self._where}: constructing {self.class_path} raised {exc!r}"
+            ) from exc
+        _release_stdio(component.serializer)
+        component.serializer = _SinkSerializer(self)
+        component._heron_driver = self
+        if isinstance(component, TicklessBatchingBolt):
+            component.process_batches = self._mark_due  # the timer thread only marks
+        self.component = component
+        self._shortcut(component)
+        storm = storm_context(context, self.components)
+        component._setup_component(config, storm)
+        try:
+            component.initialize(config, storm)
+        except Exception as exc:
+            raise UserCodeError(
+                f"{self._where}: {self.class_path}.initialize() raised {exc!r}"
+            ) from exc
+
+    def _user_class(self) -> type:
+        try:
+            cls = resolve_class(self.class_path)
+        except HeronError as exc:
+            raise UserCodeError(f"{self._where}: cannot load {self.class_path}: {exc}") from exc
+        if not (isinstance(cls, type) and issubclass(cls, self._base)):
+            kind = "Spout" if self._is_spout else "Bolt"
+            raise UserCodeError(
+                f"{self._where}: {self.class_path} is not a pystorm {kind} subclass "
+                f"(streamparse.{kind}), got {cls!r}"
+            )
+        return cls
+
+    @abc.abstractmethod
+    def _shortcut(self, component: Any) -> None:
+        """Where the user's class keeps pystorm's own loop, emit, ack and fail, replace them
+        on the instance by equivalent code that skips the message dicts and id round trips."""
+
+    # --- driving pystorm's loop -------------------------------------------------------------
+    def _drive(self, message: Any) -> None:
+        """One turn of pystorm's ``run()`` loop with ``message`` as what it reads."""
+        self._message = message
+        try:
+            self.component._run()
+        except Exception as exc:
+            self._failed(exc)
+        if self._due:
+            self._process_due_batches()
+
+    def _failed(self, exc: Exception) -> None:
+        """What pystorm's ``run()`` does when ``_run`` raises: log, report (and auto-fail),
+        then exit when ``exit_on_exception``."""
+        component = self.component
+        component.logger.error(f"Exception in {type(component).__name__}.run()", exc_info=True)
+        try:
+            component._handle_run_exception(exc)
+        except Exception:
+            component.logger.error("While trying to handle previous exception...", exc_info=True)
+        if component.exit_on_exception:
+            raise UserCodeError(
+                f"{self._where}: {self.class_path} raised {exc!r} (pystorm components exit on "
+                "an exception unless exit_on_exception is False)"
+            ) from exc
+
+    def _mark_due(self) -> None:
+        self._due = True
+
+    def _process_due_batches(self) -> None:
+        self._due = False
+        component = self.component
+        with component._batch_lock:
+            try:
+                type(component).process_batches(component)
+            except Exception as exc:
+                self._failed(exc)
+
+    def sink_read(self) -> Any:
+        """What pystorm reads: the one message of this turn."""
+        message, self._message = self._message, None
+        if message is None:
+            raise HeronError(
+                f"{self._where}: {self.class_path} read more than the message it was given "
+                "(in-process pystorm components get one command or tuple per turn)"
+            )
+        return message
+
+    # --- what pystorm writes ------------------------------------------------------------
+    def sink_emit(
+        self,
+        tup: Sequence[Any],
+        tup_id: Any,
+        stream: str | None,
+        anchors: Any,
+        direct_task: int | None,
+        need_task_ids: bool,
+    ) -> list[int] | None:
+        if self._is_spout:
+            ids = self._out.emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
+        else:
+            ids = self._out.emit(
+                tup, stream or DEFAULT_STREAM, self._anchors(anchors), direct_task, need_task_ids
+            )
+        return ids if need_task_ids else None
+
+    def _anchors(self, anchors: Any) -> list[NativeTuple]:
+        """The native tuples of pystorm anchors (Tuples or ids, or one of them)."""
+        if not anchors:
+            return []
+        pending = self._pending
+        current = self._current_id
+        natives: list[NativeTuple] = []
+        for anchor in (anchors,) if isinstance(anchors, _ONE_ANCHOR) else anchors:
+            key = anchor.id if isinstance(anchor, _PTuple) else anchor
+            native = self._current if current and key == current else pending.get(key, _GONE)
+            if isinstance(native, NativeTuple):
+                natives.append(native)
+            elif native is _GONE:
+                self._warn(f"anchored to {anchor!r}, unknown or already acked or failed")
+        return natives
+
+    def sink_message(self, message: Any) -> None:
+        """A message pystorm writes to Storm (ack, fail, log, error, metrics, sync, emit)."""
+        if not isinstance(message, dict):
+            self.component.logger.error(
+                "%s attempted to send a non dict message to Storm: %r", self._where, message
+            )
+            return
+        command = message.get("command")
+        if command == "ack":
+            self._ack(message.get("id"))
+        elif command == "fail":
+            self._fail(message.get("id"))
+        elif command == "sync":
+            pass
+        elif command == "log":
+            level = _STORM_LEVELS.get(message.get("level", 2), logging.INFO)
+            self.component.logger.log(level, "%s", message.get("msg"))
+        elif command == "error":
+            self.component.logger.error("reported error: %s", message.get("msg"))
+        elif command == "metrics":
+            self._metric(str(message.get("name")), message.get("params"))
+        elif command == "emit":
+            self.sink_emit(
+                message.get("tuple", []),
+                message.get("id"),
+                message.get("stream"),
+                message.get("anchors"),
+                message.get("task"),
+                bool(message.get("need_task_ids", True)),
+            )
+        else:
+            self._warn(f"sent an unknown command {command!r}")
+
+    def _ack(self, tup: Any) -> None:
+        native = self._settle(tup)
+        if isinstance(native, NativeTuple):
+            self._out.ack(native)
+        elif native is _GONE:
+            self._warn(f"ack of {tup!r}, which is unknown or already acked or failed")
+
+    def _fail(self, tup: Any) -> None:
+        native = self._settle(tup)
+        if isinstance(native, NativeTuple):
+            self._out.fail(native)
+        elif native is _GONE:
+            self._warn(f"fail of {tup!r}, which is unknown or already acked or failed")
+
+    def _settle(self, tup: Any) -> Any:
+        """Forget the input ``tup`` (a Tuple or an id): its native tuple, None for a tick,
+        `_GONE` when unknown."""
+        key = tup.id if isinstance(tup, _PTuple) else tup
+        if key is not None and key == self._current_id:
+            self._current_id = None
+            return self._current
+        return self._pending.pop(key, _GONE)
+
+    def _keep_current(self) -> None:
+        """The input being processed was not acked or failed: remember it by id."""
+        if self._current_id is not None:
+            self._pending[self._current_id] = self._current
+            self._current_id = None
+
+    def _metric(self, name: str, value: Any) -> None:
+        metric = self._metrics.get(name)
+        if metric is None:
+            metric = self._metrics[name] = _ShellMetric()
+            self._context.register_metric(name, metric, 60)
+        metric.update(value)
+
+    def _warn(self, what: str) -> None:
+        seen = self._warned[what] = self._warned.get(what, 0) + 1
+        if seen == 1 or seen % 1000 == 0:
+            log.warning("%s: %s (%d times so far)", self._where, what, seen)
+
+
+class PystormSpoutAdapter(_Driver, Spout):
+    """Runs a pystorm ``Spout`` (e.g. ``streamparse.Spout``, ``ReliableSpout``) in-process.
+
+    Each ``next_tuple``, ``ack``, ``fail``, ``activate`` and ``deactivate`` of the instance is
+    one pystorm command, handled by pystorm's own loop body.
+
+    >>> PystormSpoutAdapter("spouts.words.WordSpout", ["word_spout", "count_bolt"])
+    PystormSpoutAdapter('spouts.words.WordSpout')
+    """
+
+    _is_spout = True
+    _base = pystorm.Spout
+
+    def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
+        self._start(self._collector, config, context)
+
+    def _shortcut(self, component: Any) -> None:
+        cls = type(component)
+        self._plain = cls._run is pystorm.Spout._run
+        if cls.emit is pystorm.Spout.emit:
+            out_emit = self._out.emit
+
+            def emit(
+                tup: Any,
+                tup_id: Any = None,
+                stream: str | None = None,
+                direct_task: int | None = None,
+                need_task_ids: bool = False,
+            ) -> list[int] | None:
+                if not isinstance(tup, list | tuple):
+                    _not_a_tuple(tup)
+                ids = out_emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
+                return ids if need_task_ids else None
+
+            component.emit = emit
+
+    def next_tuple(self) -> None:
+        if self._plain:
+            try:
+                self.component.next_tuple()
+            except Exception as exc:
+                self._failed(exc)
+        else:
+            self._drive(_NEXT)
+
+    def ack(self, tup_id: Any) -> None:
+        self._drive({"command": "ack", "id": tup_id})
+
+    def fail(self, tup_id: Any) -> None:
+        self._drive({"command": "fail", "id": tup_id})
+
+    def activate(self) -> None:
+        self._drive(_ACTIVATE)
+
+    def deactivate(self) -> None:
+        self._drive(_DEACTIVATE)
+
+
+class PystormBoltAdapter(_Driver, Bolt):
+    """Runs a pystorm ``Bolt`` (``streamparse.Bolt``, ``BatchingBolt``,
+    ``TicklessBatchingBolt``) in-process.
+
+    Each input tuple gets a string id, as under Storm, mapped to the native tuple until the
+    component acks or fails it; values are pystorm's namedtuples of the source stream's fields.
+
+    >>> PystormBoltAdapter("bolts.wordcount.WordCountBolt", ["word_spout", "count_bolt"])
+    PystormBoltAdapter('bolts.wordcount.WordCountBolt')
+    """
+
+    _is_spout = False
+    _base = pystorm.Bolt
+
+    def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
+        self._start(self._collector, config, context)
+
+    def _shortcut(self, component: Any) -> None:
+        cls = type(component)
+        self._plain = cls._run is pystorm.Bolt._run and cls.read_tuple is pystorm.Bolt.read_tuple
+        if cls.ack is pystorm.Bolt.ack:
+            component.ack = self._ack
+        if cls.fail is pystorm.Bolt.fail:
+            component.fail = self._fail
+        if cls.emit is pystorm.Bolt.emit:
+            out_emit = self._out.emit
+            anchored = self._anchors
+
+            def emit(
+                tup: Any,
+                stream: str | None = None,
+                anchors: Any = None,
+                direct_task: int | None = None,
+                need_task_ids: bool = False,
+            ) -> list[int] | None:
+                if not isinstance(tup, list | tuple):
+                    _not_a_tuple(tup)
+                if anchors is not None:
+                    natives = anchored(anchors)
+                elif not component.auto_anchor:
+                    natives = []
+                elif component._current_tups is self._current_list and self._current_id:
+                    natives = [cast(NativeTuple, self._current)]  # the input being processed
+                else:
+                    natives = anchored(component._current_tups)
+                ids = out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
+                return ids if need_task_ids else None
+
+            component.emit = emit
+
+    def process(self, tup: NativeTuple) -> None:
+        tid = str(next(self._ids))
+        if self._plain:  # pystorm's Bolt._run and read_tuple, inlined
+            component = self.component
+            self._current = tup
+            self._current_id = tid
+            try:
+                values = tup.values
+                source, stream = tup.component, tup.stream
+                kind = component._source_tuple_types[source].get(stream)
+                if kind is None:
+                    values = tuple(values)
+                elif len(values) == len(kind._fields):  # tuple.__new__: a namedtuple, cheaply
+                    values = _new_tuple(kind, values)
+                else:
+                    values = kind(*values)  # raises pystorm's TypeError
+                received = _new_tuple(_PTuple, (tid, source, stream, tup.task, values))
+                component._current_tups = self._current_list = [received]
+                component.process(received)
+                if component.auto_ack:
+                    component.ack(received)
+            except Exception as exc:
+                self._keep_current()
+                self._failed(exc)
+            else:
+                component._current_tups = []
+                self._keep_current()
+            return
+        self._pending[tid] = tup
+        self._drive(
+            {
+                "id": tid,
+                "comp": tup.component,
+                "stream": tup.stream,
+                "task": tup.task,
+                "tuple": tup.values,
+            }
+        )
+
+    def process_tick(self, tup: NativeTuple) -> None:
+        tid = str(next(self._ids))
+        self._pending[tid] = None
+        secs = tup.values[0] if tup.values else 0
+        if isinstance(secs, float) and secs.is_integer():
+            secs = int(secs)
+        self._drive(
+            {
+                "id": tid,
+                "comp": SYSTEM_COMPONENT,
+                "stream": TICK_STREAM,
+                "task": -1,
+                "tuple": [secs],
+            }
+        )

@@ -1,0 +1,139 @@
+"""``heron sparse tail``: the last lines of a topology's logs, and optionally what follows."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from heron_core.client import client_config, working_dir
+from heron_core.errors import SchedulerError
+from heron_core.statemgr import create_state_manager
+from storm_compat.streamparse.cli._options import (
+    cluster_of,
+    config_option,
+    environment_option,
+    heron_options,
+    load_project,
+)
+
+__all__ = ["follow_logs", "last_lines", "logs_dir", "tail_command"]
+
+INSTANCE_LOGS = "container_*"
+"""The default pattern: the logs of the spout and bolt instances (what pystorm logs)."""
+
+
+def logs_dir(
+    cluster: str, name: str, *, config_path: str | None = None, heron_home: str | None = None
+) -> Path:
+    """The ``logs`` directory of topology ``name`` on ``cluster``.
+
+    Raises:
+        SchedulerError: no such topology (the message lists those there).
+    """
+    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    with create_state_manager(config, cluster) as state:
+        if state.get_topology(name) is None:
+            known = ", ".join(state.list_topologies()) or "none"
+            raise SchedulerError(
+                f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
+            )
+        execution = state.get_execution_state(name)
+    if execution is not None and execution.working_directory:
+        return Path(execution.working_directory) / "logs"
+    return working_dir(config, cluster, name) / "logs"
+
+
+def last_lines(path: Path, count: int) -> list[str]:
+    """The last ``count`` lines of ``path`` (without line ends).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".log") as f:
+    ...     _ = f.write("a\\nb\\nc\\n"); f.flush()
+    ...     last_lines(Path(f.name), 2)
+    ['b', 'c']
+    """
+    with path.open(errors="replace") as lines:
+        return [line.rstrip("\n") for line in deque(lines, maxlen=count)] if count > 0 else []
+
+
+def follow_logs(
+    directory: Path,
+    pattern: str,
+    echo: Callable[[str], None],
+    *,
+    stop: Callable[[], bool] = lambda: False,
+    poll: float = 0.5,
+) -> None:
+    """Echo every line appended to the logs matching ``pattern`` (files created later
+    included, from their start) as ``<log name>: <line>``, until ``stop()`` or until the
+    directory is removed (the topology was killed)."""
+    offsets = {path: path.stat().st_size for path in directory.glob(pattern)}
+    partial: dict[Path, str] = {}
+    while not stop() and directory.is_dir():
+        for path in sorted(directory.glob(pattern)):
+            offset = offsets.get(path, 0)
+            try:
+                with path.open("rb") as log:
+                    log.seek(offset)
+                    data = log.read()
+            except FileNotFoundError:
+                continue
+            offsets[path] = offset + len(data)
+            *lines, rest = (partial.pop(path, "") + data.decode(errors="replace")).split("\n")
+            if rest:
+                partial[path] = rest
+            for line in lines:
+                echo(f"{path.stem}: {line}")
+        time.sleep(poll)
+
+
+@click.command("tail")
+@click.option(
+    "-n", "--name", default=None, help="The topology's name (default: the only topology file's)."
+)
+@environment_option
+@click.option("-f", "--follow", is_flag=True, help="Keep printing lines as they are logged.")
+@click.option(
+    "-l",
+    "--num-lines",
+    default=10,
+    show_default=True,
+    type=click.IntRange(min=0),
+    help="Lines to print from the end of each log.",
+)
+@click.option(
+    "--pattern",
+    default=INSTANCE_LOGS,
+    show_default=True,
+    help="Glob of the log names (e.g. 'container_*_count_bolt_*', or '*' for every daemon).",
+)
+@config_option
+@heron_options
+def tail_command(
+    name: str | None,
+    env: str | None,
+    follow: bool,
+    num_lines: int,
+    pattern: str,
+    config: str,
+    heron_home: str | None,
+    config_path: str | None,
+) -> None:
+    """Print the last lines of the topology's instance logs; with -f, follow them."""
+    project = load_project(config)
+    _, env_config = project.environment(env)
+    topology = name if name is not None else project.topology_file()[0]
+    directory = logs_dir(
+        cluster_of(env_config), topology, config_path=config_path, heron_home=heron_home
+    )
+    pattern = pattern if pattern.endswith(".log") else f"{pattern}.log"
+    for path in sorted(directory.glob(pattern)):
+        click.echo(f"==> {path.name} <==")
+        for line in last_lines(path, num_lines):
+            click.echo(line)
+    if follow:
+        follow_logs(directory, pattern, click.echo)

@@ -1,0 +1,218 @@
+"""The native components that run Storm spouts, bolts and groupings in an instance."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from storm_support import FakeBoltCollector, FakeContext, FakeSpoutCollector
+
+from heron_core.api import GlobalStreamId, Stream
+from heron_core.api import Tuple as NativeTuple
+from heron_core.errors import UserCodeError
+from storm_compat.grouping import CustomStreamGrouping
+from storm_compat.spout import SpoutOutputCollector
+from storm_compat.task import OutputCollector, TopologyContext
+from storm_compat.topology import (
+    BasicOutputCollector,
+    FailedException,
+    OutputFieldsDeclarer,
+    ReportedFailedException,
+)
+from storm_compat.topology._adapters import (
+    BasicBoltAdapter,
+    BoltAdapter,
+    CustomGroupingAdapter,
+    SpoutAdapter,
+)
+from storm_compat.topology.base import BaseBasicBolt, BaseRichBolt, BaseRichSpout
+from storm_compat.tuple import Tuple, Values
+
+OUTPUTS = [Stream(["word"])]
+TICK = NativeTuple("__tick", "__system", "__tick", -1, [2.0])
+
+
+class Recorder:
+    events: list[Any]
+
+    def record(self, *event: Any) -> None:
+        self.events.append(event)
+
+
+class Spout(BaseRichSpout, Recorder):
+    def __init__(self, fail_open: bool = False) -> None:
+        self.events = []
+        self.fail_open = fail_open
+
+    def open(
+        self, conf: dict[str, Any], context: TopologyContext, collector: SpoutOutputCollector
+    ) -> None:
+        if self.fail_open:
+            raise RuntimeError("no broker")
+        self.collector = collector
+        self.record("open", conf, context.getThisComponentId(), context.getThisTaskIndex())
+
+    def nextTuple(self) -> None:
+        self.record("nextTuple", self.collector.emit(Values("w"), "m1"))
+
+    def ack(self, msgId: Any) -> None:
+        self.record("ack", msgId)
+
+    def fail(self, msgId: Any) -> None:
+        self.record("fail", msgId)
+
+    def activate(self) -> None:
+        self.record("activate")
+
+    def deactivate(self) -> None:
+        self.record("deactivate")
+
+    def close(self) -> None:
+        self.record("close")
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+def test_spout_adapter_translates_every_callback() -> None:
+    spout = Spout()
+    adapter = SpoutAdapter(spout, OUTPUTS)
+    native = FakeSpoutCollector()
+    adapter._collector = native
+    adapter.initialize({"k": 1}, FakeContext("words", task=3, index=1))
+    adapter.next_tuple()
+    adapter.ack("m1")
+    adapter.fail("m2")
+    adapter.deactivate()
+    adapter.activate()
+    adapter.close()
+    assert spout.events == [
+        ("open", {"k": 1}, "words", 1),
+        ("nextTuple", [2, 4]),
+        ("ack", "m1"),
+        ("fail", "m2"),
+        ("deactivate",),
+        ("activate",),
+        ("close",),
+    ]
+    assert native.calls == [(["w"], "m1", "default", None, True)]
+    assert adapter.outputs == OUTPUTS
+
+
+def test_a_spout_raising_in_open_is_a_user_code_error_naming_the_component() -> None:
+    adapter = SpoutAdapter(Spout(fail_open=True), OUTPUTS)
+    adapter._collector = FakeSpoutCollector()
+    with pytest.raises(
+        UserCodeError,
+        match=r"topology 't', component 'words', task 3: Spout.open\(\) raised "
+        r"RuntimeError\('no broker'\)",
+    ) as caught:
+        adapter.initialize({}, FakeContext("words"))
+    assert isinstance(caught.value.__cause__, RuntimeError)
+
+
+class RichBolt(BaseRichBolt, Recorder):
+    def __init__(self) -> None:
+        self.events = []
+
+    def prepare(
+        self, topoConf: dict[str, Any], context: TopologyContext, collector: OutputCollector
+    ) -> None:
+        self.collector = collector
+
+    def execute(self, input: Tuple) -> None:
+        self.record(input.getSourceComponent(), input.getFields().toList(), input.getValues())
+        self.collector.ack(input)
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+def test_rich_bolt_gets_tuples_with_their_fields_and_ticks_in_execute() -> None:
+    bolt = RichBolt()
+    adapter = BoltAdapter(bolt, OUTPUTS)
+    native = FakeBoltCollector()
+    adapter._collector = native
+    adapter.initialize({}, FakeContext("count", fields={("split", "default"): ["word"]}))
+    adapter.process(NativeTuple("1", "split", "default", 4, ["storm"]))
+    adapter.process_tick(TICK)
+    assert bolt.events == [("split", ["word"], ["storm"]), ("__system", ["rate_secs"], [2.0])]
+    assert native.calls == [("ack", ["storm"])]  # the tick's ack stays in the facade
+
+
+class Basic(BaseBasicBolt, Recorder):
+    def __init__(self) -> None:
+        self.events = []
+
+    def prepare(self, topoConf: dict[str, Any], context: TopologyContext) -> None:
+        self.record("prepare", context.getThisTaskId())
+
+    def execute(self, input: Tuple, collector: BasicOutputCollector) -> None:
+        value = input.getValue(0)
+        if value == "fail":
+            raise FailedException("failing it")
+        if value == "report":
+            raise ReportedFailedException(ValueError("reported"))
+        if value == "crash":
+            raise KeyError("crash")
+        collector.emit(Values(f"{value}!"))
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+def test_basic_bolt_is_anchored_acked_and_failed_for_the_user(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt = Basic()
+    adapter = BasicBoltAdapter(bolt, OUTPUTS)
+    native = FakeBoltCollector()
+    adapter._collector = native
+    adapter.initialize({}, FakeContext("exclaim", task=6, fields={("s", "default"): ["w"]}))
+    for value in ("ok", "fail", "report"):
+        adapter.process(NativeTuple(value, "s", "default", 1, [value]))
+    with pytest.raises(KeyError):
+        adapter.process(NativeTuple("crash", "s", "default", 1, ["crash"]))
+    assert bolt.events == [("prepare", 6)]
+    assert native.calls == [
+        ("emit", ["ok!"], "default", [["ok"]], None, True),
+        ("ack", ["ok"]),
+        ("fail", ["fail"]),
+        ("fail", ["report"]),
+    ]
+    reported = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert reported == [
+        "topology 't', component 'exclaim', task 6: reported error: "
+        "ReportedFailedException('reported')"
+    ]
+
+
+def test_a_bolt_raising_in_prepare_is_a_user_code_error() -> None:
+    class Broken(Basic):
+        def prepare(self, topoConf: dict[str, Any], context: TopologyContext) -> None:
+            raise OSError("disk")
+
+    adapter = BasicBoltAdapter(Broken(), OUTPUTS)
+    adapter._collector = FakeBoltCollector()
+    with pytest.raises(UserCodeError, match=r"component 'bolt', task 3: .*prepare\(\) raised"):
+        adapter.initialize({}, FakeContext())
+
+
+def test_custom_grouping_adapter_passes_the_emitting_task_and_stream() -> None:
+    seen: list[Any] = []
+
+    class Modulo(CustomStreamGrouping):
+        def prepare(
+            self, context: TopologyContext, stream: GlobalStreamId, targetTasks: list[int]
+        ) -> None:
+            seen.append((context.getThisComponentId(), stream, targetTasks))
+            self.targets = targetTasks
+
+        def chooseTasks(self, taskId: int, values: list[Any]) -> list[int]:
+            return [self.targets[(taskId + len(values[0])) % len(self.targets)]]
+
+    adapter = CustomGroupingAdapter(Modulo())
+    adapter.prepare(FakeContext("split", task=5), "count", "words", [7, 8])
+    assert seen == [("split", GlobalStreamId("split", "words"), [7, 8])]
+    assert adapter.choose_tasks(["ab"]) == [8]

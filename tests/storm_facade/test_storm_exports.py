@@ -1,0 +1,154 @@
+"""The public surface of storm_compat, pinned: any change shows up as a diff here."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+import pytest
+
+from heron_core.config import REGISTRY
+from storm_compat import Config
+
+PUBLIC = {
+    "storm_compat": ["Config", "LocalCluster", "StormSubmitter", "StormTopology"],
+    "storm_compat.grouping": ["CustomStreamGrouping"],
+    "storm_compat.spout": ["ISpout", "SpoutOutputCollector"],
+    "storm_compat.task": ["IBolt", "OutputCollector", "TopologyContext"],
+    "storm_compat.testing": [
+        "CompleteTopologyParam",
+        "FixedTuple",
+        "FixedTupleSpout",
+        "MockedSources",
+        "TestWordCounter",
+        "TestWordSpout",
+        "Testing",
+    ],
+    "storm_compat.topology": [
+        "BasicOutputCollector",
+        "BoltDeclarer",
+        "FailedException",
+        "IBasicBolt",
+        "IComponent",
+        "IRichBolt",
+        "IRichSpout",
+        "OutputFieldsDeclarer",
+        "ReportedFailedException",
+        "SpoutDeclarer",
+        "StormTopology",
+        "TopologyBuilder",
+    ],
+    "storm_compat.topology.base": [
+        "BaseBasicBolt",
+        "BaseComponent",
+        "BaseRichBolt",
+        "BaseRichSpout",
+    ],
+    "storm_compat.tuple": ["Fields", "Tuple", "Values"],
+    "storm_compat.utils": ["TupleUtils"],
+}
+
+STORM_METHODS = {
+    "storm_compat.topology:TopologyBuilder": ["createTopology", "setBolt", "setSpout"],
+    "storm_compat.topology:BoltDeclarer": [
+        "addConfiguration",
+        "addConfigurations",
+        "allGrouping",
+        "customGrouping",
+        "directGrouping",
+        "fieldsGrouping",
+        "globalGrouping",
+        "localOrShuffleGrouping",
+        "noneGrouping",
+        "partialKeyGrouping",
+        "setCPULoad",
+        "setDebug",
+        "setMaxSpoutPending",
+        "setMaxTaskParallelism",
+        "setMemoryLoad",
+        "setNumTasks",
+        "shuffleGrouping",
+    ],
+    "storm_compat.topology:OutputFieldsDeclarer": ["declare", "declareStream"],
+    "storm_compat.spout:SpoutOutputCollector": ["emit", "emitDirect", "reportError"],
+    "storm_compat.task:OutputCollector": [
+        "ack",
+        "emit",
+        "emitDirect",
+        "fail",
+        "reportError",
+        "resetTimeout",
+    ],
+    "storm_compat.task:TopologyContext": [
+        "getComponentOutputFields",
+        "getComponentTasks",
+        "getStormId",
+        "getThisComponentId",
+        "getThisSources",
+        "getThisTargets",
+        "getThisTaskId",
+        "getThisTaskIndex",
+    ],
+    "storm_compat.tuple:Tuple": [
+        "contains",
+        "fieldIndex",
+        "getBinary",
+        "getBoolean",
+        "getDouble",
+        "getFields",
+        "getInteger",
+        "getLong",
+        "getMessageId",
+        "getSourceComponent",
+        "getSourceStreamId",
+        "getSourceTask",
+        "getString",
+        "getStringByField",
+        "getValue",
+        "getValueByField",
+        "getValues",
+        "select",
+        "size",
+    ],
+    "storm_compat:LocalCluster": [
+        "activate",
+        "deactivate",
+        "killTopology",
+        "shutdown",
+        "submitTopology",
+    ],
+    "storm_compat:StormSubmitter": ["submitTopology"],
+    "storm_compat.testing:MockedSources": ["addMockData"],
+    "storm_compat.testing:CompleteTopologyParam": [
+        "setMockedSources",
+        "setStormConf",
+        "setTimeoutMs",
+    ],
+    "storm_compat.testing:Testing": ["completeTopology", "readTuples"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(PUBLIC))
+def test_public_names_are_pinned(module: str) -> None:
+    imported = importlib.import_module(module)
+    assert sorted(imported.__all__) == PUBLIC[module]
+    for name in PUBLIC[module]:
+        assert getattr(imported, name) is not None
+
+
+@pytest.mark.parametrize("where", sorted(STORM_METHODS))
+def test_storm_method_names_exist(where: str) -> None:
+    module, _, name = where.partition(":")
+    cls = getattr(importlib.import_module(module), name)
+    missing = [m for m in STORM_METHODS[where] if not callable(getattr(cls, m, None))]
+    assert missing == []
+
+
+def test_every_config_key_constant_is_a_registered_key() -> None:
+    keys = {
+        name: value
+        for name, value in inspect.getmembers(Config)
+        if name.startswith("TOPOLOGY_") and isinstance(value, str)
+    }
+    assert len(keys) == 24
+    assert [name for name, key in keys.items() if REGISTRY.lookup(key, "test") is None] == []

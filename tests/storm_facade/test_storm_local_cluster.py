@@ -1,0 +1,149 @@
+"""LocalCluster and StormSubmitter on the real process model."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from cluster_components import EventSpout, TickCountingBolt
+
+from heron_core.client import client_config, kill, list_topologies
+from heron_core.errors import SchedulerError
+from heron_core.statemgr import create_state_manager
+from storm_compat import LocalCluster, StormSubmitter
+from storm_compat.testing import TestWordCounter, TestWordSpout
+from storm_compat.topology import TopologyBuilder
+from storm_compat.tuple import Fields
+
+pytestmark = pytest.mark.processes
+
+
+def wait_until(predicate: Callable[[], object], what: str, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def processes_under(home: Path) -> list[psutil.Process]:
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        argv = process.info.get("cmdline") or []
+        if process.info.get("status") != psutil.STATUS_ZOMBIE and any(str(home) in a for a in argv):
+            found.append(process)
+    return found
+
+
+@pytest.fixture
+def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A heron home; afterwards no process may mention it, and its logs are printed if the
+    test failed."""
+    failures = request.session.testsfailed
+    home = tmp_path / "home"
+    yield home
+    leftovers = processes_under(home)
+    for process in leftovers:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    psutil.wait_procs(leftovers, timeout=30)
+    if request.session.testsfailed > failures or leftovers:
+        for log in sorted(tmp_path.rglob("*.log")):
+            print(f"===== {log} =====\n{log.read_text(errors='replace')}")
+    assert leftovers == [], f"processes left behind: {leftovers}"
+
+
+def lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    events.mkdir()
+    builder = TopologyBuilder()
+    builder.setSpout("numbers", EventSpout(str(events)))
+    builder.setBolt("sink", TickCountingBolt(str(events))).shuffleGrouping("numbers")
+    spout_log, bolt_log = events / "spout.log", events / "bolt.log"
+    with LocalCluster(heron_home=home, keep_logs=True) as cluster:
+        cluster.submitTopology("pausing", {}, builder.createTopology())
+        wait_until(lambda: "emit" in lines(spout_log), "the first emit")
+
+        cluster.deactivate("pausing")
+        cluster.deactivate("pausing")  # already deactivated: not an error, as in Storm
+        wait_until(lambda: "deactivate" in lines(spout_log), "the spout's deactivate()")
+        ticks = len(lines(bolt_log))
+        wait_until(lambda: len(lines(bolt_log)) >= ticks + 3, "three ticks while deactivated")
+        cluster.activate("pausing")
+        wait_until(lambda: "activate" in lines(spout_log), "the spout's activate()")
+        wait_until(lambda: lines(spout_log)[-1] == "emit", "an emit after activate()")
+
+        spout = lines(spout_log)
+        paused = spout[spout.index("deactivate") + 1 : spout.index("activate")]
+        assert paused == [] and spout.count("deactivate") == 1
+        with pytest.raises(SchedulerError, match="no topology 'other' in this LocalCluster"):
+            cluster.activate("other")
+        cluster.killTopology("pausing")
+        assert processes_under(home) == []
+        with pytest.raises(SchedulerError, match="running: none"):
+            cluster.killTopology("pausing")
+
+
+def test_shutdown_kills_every_topology_and_removes_its_temporary_home() -> None:
+    builder = TopologyBuilder()
+    builder.setSpout("words", TestWordSpout(isDistributed=False), 3)
+    builder.setBolt("count", TestWordCounter()).fieldsGrouping("words", Fields("word"))
+    cluster = LocalCluster()
+    with cluster:
+        cluster.submitTopology("one", {}, builder.createTopology())
+        cluster.submitTopology("two", {"topology.workers": 2}, builder.createTopology())
+        with pytest.raises(SchedulerError, match="'one' already exists"):
+            cluster.submitTopology("one", {}, builder.createTopology())
+        wait_until(cluster.topology("two").is_running, "topology 'two' to run")
+        assert processes_under(cluster.heron_home) != []
+    assert not cluster.heron_home.exists()
+    assert processes_under(cluster.heron_home) == []
+
+
+SUBMIT = """
+import sys
+from storm_compat import StormSubmitter
+from storm_compat.testing import TestWordCounter, TestWordSpout
+from storm_compat.topology import TopologyBuilder
+from storm_compat.tuple import Fields
+
+builder = TopologyBuilder()
+builder.setSpout("words", TestWordSpout())
+builder.setBolt("count", TestWordCounter()).fieldsGrouping("words", Fields("word"))
+StormSubmitter.submitTopology(sys.argv[1], {"storm_compat.cluster": "local"},
+                              builder.createTopology())
+"""
+
+
+def test_storm_submitter_submits_a_topology_that_outlives_the_script(
+    home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    script = tmp_path / "submit_wc.py"
+    script.write_text(SUBMIT)
+    env = {**os.environ, "HERON_HOME": str(home)}
+    subprocess.run([sys.executable, str(script), "wc"], env=env, check=True, timeout=120)
+    (info,) = list_topologies("local", heron_home=home)
+    assert info.name == "wc"
+    with create_state_manager(client_config("local", heron_home=home), "local") as state:
+        wait_until(lambda: state.get_physical_plan("wc") is not None, "the physical plan")
+
+    monkeypatch.setenv("HERON_HOME", str(home))
+    builder = TopologyBuilder()
+    builder.setSpout("words", TestWordSpout())
+    with pytest.raises(SchedulerError, match="topology 'wc' already exists on cluster 'local'"):
+        StormSubmitter.submitTopology("wc", None, builder.createTopology())
+
+    kill("local", "wc", heron_home=home)
+    assert processes_under(home) == []
+    assert list_topologies("local", heron_home=home) == []

@@ -1,0 +1,117 @@
+"""Fields, Values and Tuple: Storm's accessors over the kernel's tuple."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from heron_core.api import GlobalStreamId
+from storm_compat.tuple import Fields, Tuple, Values
+from storm_compat.utils import TupleUtils
+
+
+def test_fields_accepts_names_or_one_list_and_rejects_duplicates() -> None:
+    assert Fields("a", "b") == Fields(["a", "b"]) == Fields(("a", "b"))
+    assert list(Fields("a", "b")) == ["a", "b"] and len(Fields("a", "b")) == 2
+    assert Fields().size() == 0
+    with pytest.raises(ValueError, match="duplicate field name 'a'"):
+        Fields("a", "b", "a")
+    with pytest.raises(TypeError, match="must be str"):
+        Fields(["a", 1])  # type: ignore[list-item]
+
+
+def test_field_index_of_an_unknown_field_names_the_known_ones() -> None:
+    with pytest.raises(ValueError, match=r"field 'c' does not exist; fields: \['a', 'b'\]"):
+        Fields("a", "b").fieldIndex("c")
+
+
+@given(st.lists(st.text(min_size=1), unique=True, min_size=1), st.data())
+def test_select_returns_the_values_of_the_selected_fields_in_selector_order(
+    names: list[str], data: st.DataObject
+) -> None:
+    values = [f"v-{name}" for name in names]
+    chosen = data.draw(st.permutations(names).map(lambda p: p[: max(1, len(p) // 2)]))
+    assert Fields(names).select(Fields(chosen), values) == [f"v-{n}" for n in chosen]
+
+
+def test_values_is_a_list() -> None:
+    values = Values("a", 1)
+    assert values == ["a", 1] and isinstance(values, list)
+    assert Values() == []
+
+
+def sample() -> Tuple:
+    return Tuple.of(
+        ["storm", 3, 2.5, True, b"\x00", None],
+        Fields("word", "count", "ratio", "flag", "raw", "missing"),
+        component="split",
+        stream="words",
+        task=7,
+    )
+
+
+def test_getters_by_index_and_by_field() -> None:
+    tup = sample()
+    assert tup.size() == 6 and tup.contains("ratio") and not tup.contains("x")
+    assert tup.getFields() == Fields("word", "count", "ratio", "flag", "raw", "missing")
+    assert tup.fieldIndex("flag") == 3
+    assert tup.getValue(0) == tup.getValueByField("word") == "storm"
+    assert (tup.getString(0), tup.getInteger(1), tup.getLong(1), tup.getShort(1)) == (
+        "storm",
+        3,
+        3,
+        3,
+    )
+    assert (tup.getDouble(2), tup.getFloat(2), tup.getBoolean(3), tup.getBinary(4)) == (
+        2.5,
+        2.5,
+        True,
+        b"\x00",
+    )
+    assert tup.getStringByField("word") == "storm" and tup.getIntegerByField("count") == 3
+    assert tup.getDoubleByField("ratio") == 2.5 and tup.getBooleanByField("flag") is True
+    assert tup.getBinaryByField("raw") == b"\x00" and tup.getLongByField("count") == 3
+    assert tup.getString(5) is None  # null passes every cast, as in Java
+    assert tup.select(Fields("count", "word")) == [3, "storm"]
+    assert tup.getValues() == ["storm", 3, 2.5, True, b"\x00", None]
+
+
+@pytest.mark.parametrize(
+    ("getter", "index", "expected"),
+    [
+        ("getInteger", 0, r"holds 'storm' \(str\), expected an int"),
+        ("getInteger", 3, r"holds True \(bool\), expected an int"),
+        ("getDouble", 1, r"holds 3 \(int\), expected a float"),
+        ("getBoolean", 1, r"holds 3 \(int\), expected a bool"),
+        ("getString", 4, r"holds b'\\x00' \(bytes\), expected a str"),
+    ],
+)
+def test_typed_getters_refuse_other_types_like_java_casts(
+    getter: str, index: int, expected: str
+) -> None:
+    with pytest.raises(TypeError, match=f"field {index} .* from 'split' stream 'words' {expected}"):
+        getattr(sample(), getter)(index)
+
+
+def test_source_of_a_tuple_and_of_a_tick() -> None:
+    tup = sample()
+    assert (tup.getSourceComponent(), tup.getSourceStreamId(), tup.getSourceTask()) == (
+        "split",
+        "words",
+        7,
+    )
+    assert tup.getSourceGlobalStreamId() == GlobalStreamId("split", "words")
+    assert tup.getMessageId() is None
+    assert not TupleUtils.isTick(tup)
+    tick = Tuple.of([5], Fields("rate_secs"), component="__system", stream="__tick", task=-1)
+    assert TupleUtils.isTick(tick) and tick.isTick() and tick.getSourceTask() == -1
+    assert "source: split:7, stream: words" in repr(tup)
+
+
+def test_of_checks_the_arity() -> None:
+    args: Any = (["a", "b"], Fields("a"))
+    with pytest.raises(ValueError, match=r"2 values for 1 fields \['a'\]"):
+        Tuple.of(*args)

@@ -1,0 +1,293 @@
+"""pystorm's component semantics through the in-process adapters (fake kernel side)."""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from logging.handlers import RotatingFileHandler
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sparse_components import Recording
+from sparse_support import FakeCollector, FakeContext
+
+from heron_core.api import GlobalStreamId, Grouping
+from heron_core.api import Tuple as NativeTuple
+from heron_core.errors import UserCodeError
+from storm_compat.streamparse import PystormBoltAdapter, PystormSpoutAdapter
+
+COMPONENTS = ("words", "echo")
+
+
+@pytest.fixture(autouse=True)
+def _isolation() -> Iterator[None]:
+    """pystorm installs SIGUSR1 handlers and TicklessBatchingBolt renames the main thread."""
+    Recording.calls.clear()
+    handler = signal.getsignal(signal.SIGUSR1)
+    name = threading.main_thread().name
+    yield
+    signal.signal(signal.SIGUSR1, handler)
+    threading.main_thread().name = name
+
+
+def start_bolt(
+    cls: str, config: dict[str, Any] | None = None
+) -> tuple[PystormBoltAdapter, FakeCollector, FakeContext]:
+    adapter = pickle.loads(pickle.dumps(PystormBoltAdapter(f"sparse_components.{cls}", COMPONENTS)))
+    collector = FakeCollector()
+    context = FakeContext(
+        "echo",
+        3,
+        tasks={"words": [1], "echo": [3, 4]},
+        fields={("words", "default"): ("word",), ("echo", "default"): ("word", "kind")},
+        sources={GlobalStreamId("words", "default"): Grouping.fields("word")},
+        targets={"default": {}},
+    )
+    adapter._collector = collector
+    adapter.initialize({"topology.name": "t", **(config or {})}, context)
+    return adapter, collector, context
+
+
+def start_spout(cls: str) -> tuple[PystormSpoutAdapter, FakeCollector]:
+    adapter = pickle.loads(
+        pickle.dumps(PystormSpoutAdapter(f"sparse_components.{cls}", COMPONENTS))
+    )
+    collector = FakeCollector()
+    context = FakeContext(
+        "words",
+        1,
+        tasks={"words": [1], "echo": [3, 4]},
+        fields={("words", "default"): ("word",)},
+        targets={"default": {"echo": Grouping.SHUFFLE}},
+    )
+    adapter._collector = collector
+    adapter.initialize({"topology.name": "t"}, context)
+    return adapter, collector
+
+
+def word(value: str) -> NativeTuple:
+    return NativeTuple(None, "words", "default", 1, [value])
+
+
+def tick() -> NativeTuple:
+    return NativeTuple("__tick", "__system", "__tick", -1, [2.0])
+
+
+def test_a_bolt_auto_anchors_auto_acks_and_gets_namedtuple_values() -> None:
+    bolt, out, _ = start_bolt("EchoBolt")
+    first, second = word("hi"), word("ho")
+    bolt.process(first)
+    bolt.process(second)
+    assert out.emits == [
+        (["hi", "WordsDefaultTuple"], "default", [first], None, False),
+        (["ho", "WordsDefaultTuple"], "default", [second], None, False),
+    ]
+    assert out.acked == [first, second] and not out.failed
+
+
+def test_initialize_gets_the_config_and_storms_handshake_context() -> None:
+    start_bolt("EchoBolt", {"my.key": 1})
+    [(_, conf, context)] = [c for c in Recording.calls if c[0] == "initialize"]
+    assert conf["my.key"] == 1 and conf["topology.name"] == "t"
+    assert context == {
+        "taskid": 3,
+        "componentid": "echo",
+        "task->component": {"1": "words", "3": "echo", "4": "echo"},
+        "streams": ["default"],
+        "stream->outputfields": {"default": ["word", "kind"]},
+        "stream->target->grouping": {"default": {}},
+        "source->stream->grouping": {"words": {"default": {"type": "FIELDS", "fields": ["word"]}}},
+        "source->stream->fields": {"words": {"default": ["word"]}},
+    }
+
+
+def test_an_exception_is_reported_fails_the_tuple_and_ends_the_task(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt, out, _ = start_bolt("EchoBolt")
+    boom = word("boom")
+    with pytest.raises(UserCodeError, match="EchoBolt raised ValueError") as raised:
+        bolt.process(boom)
+    assert isinstance(raised.value.__cause__, ValueError)
+    assert out.failed == [boom] and not out.acked
+    assert "Python ValueError raised while processing Tuple" in caplog.text
+
+
+def test_without_auto_flags_the_bolt_acks_anchors_and_reports_itself(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt, out, context = start_bolt("ManualBolt")
+    tup = word("hi")
+    with caplog.at_level(logging.WARNING):
+        bolt.process(tup)
+    assert out.emits == [
+        (["hi"], "default", [tup], None, False),
+        (["hi"], "default", [], None, False),
+        (["hi"], "default", [], None, True),
+    ]
+    assert ("ids", [7]) in Recording.calls
+    assert out.acked == [tup]
+    assert "a log line" in caplog.text
+    assert context.metrics["seen"].get_value_and_reset() == 1
+    bolt.process(word("boom"))  # exit_on_exception False, auto_fail False: reported only
+    assert not out.failed and "Python ValueError raised" in caplog.text
+    bolt.process(word("after"))
+    assert out.emits[-1][0] == ["after"]
+
+
+def test_an_unknown_or_repeated_ack_is_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    bolt, out, _ = start_bolt("ManualBolt")
+    tup = word("hi")
+    bolt.process(tup)
+    bolt.component.ack("nope")
+    bolt.component.fail("1")  # the id of the tuple acked already
+    assert out.acked == [tup] and not out.failed
+    assert "ack of 'nope', which is unknown" in caplog.text
+    assert "fail of '1', which is unknown" in caplog.text
+
+
+def test_overridden_emit_and_ack_take_pystorms_message_path() -> None:
+    bolt, out, _ = start_bolt("OverridingBolt")
+    tup = word("hi")
+    bolt.process(tup)
+    assert Recording.calls == [("emit", ["HI"]), ("ack", "1")]
+    assert out.emits == [(["HI"], "default", [tup], None, False)] and out.acked == [tup]
+
+
+def test_ticks_reach_process_tick_and_stay_in_the_bolt() -> None:
+    bolt, out, _ = start_bolt("EchoBolt", {"topology.tick.tuple.freq.secs": 2})
+    bolt.process_tick(tick())
+    [(_, received)] = [c for c in Recording.calls if c[0] == "tick"]
+    assert (received.component, received.stream, received.task, received.values) == (
+        "__system",
+        "__tick",
+        -1,
+        (2,),
+    )
+    assert not out.acked and not out.failed
+
+
+def test_a_batching_bolt_flushes_every_second_tick_per_group_key() -> None:
+    bolt, out, _ = start_bolt("GroupBatchingBolt")
+    a1, a2, b1 = word("a"), word("a"), word("b")
+    for tup in (a1, a2, b1):
+        bolt.process(tup)
+    bolt.process_tick(tick())
+    assert not out.emits and not out.acked
+    bolt.process_tick(tick())
+    assert out.emits == [
+        (["a", 2], "default", [a1, a2], None, False),
+        (["b", 1], "default", [b1], None, False),
+    ]
+    assert out.acked == [a1, a2, b1]
+
+
+def test_a_failing_batch_fails_every_pending_tuple() -> None:
+    bolt, out, _ = start_bolt("GroupBatchingBolt")
+    pending = [word("boom"), word("x"), word("boom")]
+    for tup in pending:
+        bolt.process(tup)
+    bolt.process_tick(tick())
+    with pytest.raises(UserCodeError, match="GroupBatchingBolt raised ValueError"):
+        bolt.process_tick(tick())
+    assert sorted(map(id, out.failed)) == sorted(map(id, pending)) and not out.acked
+
+
+def test_a_tickless_batching_bolt_processes_batches_on_the_task_thread() -> None:
+    bolt, out, _ = start_bolt("TimedBatchingBolt")
+    received = [word("a"), word("b"), word("c")]
+    for tup in received:
+        bolt.process(tup)
+    deadline = time.monotonic() + 30
+    while not bolt._due:  # the timer thread marks the batches due; the next callback runs them
+        assert time.monotonic() < deadline, "the batcher thread never marked the batch due"
+        time.sleep(0.01)
+    assert not out.emits
+    bolt.process_tick(tick())
+    assert Recording.calls == [("batch", threading.current_thread().name, 3)]
+    assert out.emits == [([3], "default", received, None, False)]
+    assert out.acked == received
+
+
+def test_a_spout_emits_and_gets_activate_deactivate_ack_and_fail() -> None:
+    spout, out = start_spout("CycleSpout")
+    spout.next_tuple()
+    spout.next_tuple()
+    spout.deactivate()
+    spout.activate()
+    spout.ack("x")
+    spout.fail("y")
+    assert out.emits == [
+        (["b"], None, "default", None, False),
+        (["c"], None, "default", None, False),
+    ]
+    assert Recording.calls == [("deactivate",), ("activate",)]
+    for _ in range(96):
+        spout.next_tuple()
+    with pytest.raises(UserCodeError, match="spout broke"):
+        spout.next_tuple()
+
+
+def test_a_reliable_spout_replays_failed_tuples_up_to_max_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    spout, out = start_spout("NumberSpout")
+    spout.component.limit = 2
+    for _ in range(3):
+        spout.next_tuple()
+    assert [e[:2] for e in out.emits] == [(["n0"], "n0"), (["n1"], "n1")]
+    spout.fail("n0")
+    spout.fail("n0")
+    assert [e[:2] for e in out.emits[2:]] == [(["n0"], "n0"), (["n0"], "n0")]
+    with caplog.at_level(logging.INFO):
+        spout.fail("n0")  # over max_fails (2): treated as acked
+        spout.ack("n1")
+    assert len(out.emits) == 4 and spout.component.unacked_tuples == {}
+    assert "exceeded retry limit" in caplog.text and "acked n1" in caplog.text
+
+
+def test_a_class_of_the_wrong_kind_is_a_user_code_error() -> None:
+    with pytest.raises(UserCodeError, match="CycleSpout is not a pystorm Bolt subclass"):
+        start_bolt("CycleSpout")
+    with pytest.raises(UserCodeError, match=r"cannot load sparse_components\.Missing"):
+        start_bolt("Missing")
+
+
+def test_pystorm_log_path_sends_the_records_to_a_file(tmp_path: Path) -> None:
+    bolt, _, _ = start_bolt(
+        "EchoBolt", {"pystorm.log.path": str(tmp_path), "pystorm.log.file": "echo.log"}
+    )
+    root = logging.getLogger()
+    handlers = [h for h in root.handlers if isinstance(h, RotatingFileHandler)]
+    try:
+        bolt.component.logger.info("to the file")
+        assert "to the file" in (tmp_path / "echo.log").read_text()
+    finally:
+        for handler in handlers:
+            root.removeHandler(handler)
+            handler.close()
+
+
+def test_inputs_kept_past_process_are_anchored_and_acked_later() -> None:
+    bolt, out, _ = start_bolt("DeferBolt")
+    first, second, third = word("a"), word("b"), word("c")
+    for tup in (first, second, third):
+        bolt.process(tup)
+    assert out.emits == [
+        (["b"], "default", [second, first], None, False),
+        (["c"], "default", [third, second], None, False),
+    ]
+    assert out.acked == [first, second]
+    assert list(bolt._pending.values()) == [third]
+
+
+def test_values_that_do_not_fit_the_fields_raise_as_in_pystorm() -> None:
+    bolt, out, _ = start_bolt("EchoBolt")
+    with pytest.raises(UserCodeError) as raised:
+        bolt.process(NativeTuple(None, "words", "default", 1, ["a", "b"]))
+    assert isinstance(raised.value.__cause__, TypeError) and not out.failed
