@@ -107,14 +107,36 @@ def topology(total: int, reliable: bool, rate: float | None, directory: Path) ->
     return b.build()
 
 
+def sparse_topology(total: int, multilang: bool) -> Any:
+    from bench_sparse import SparseWordCount
+
+    from storm_compat.streamparse import topology_class_plan
+
+    return topology_class_plan(
+        SparseWordCount,
+        "sparse-bench",
+        {"bench.sentences": total, "topology.reliability.mode": "ATMOST_ONCE"},
+        multilang=multilang,
+    )
+
+
 def run_case(
-    label: str, total: int, containers: int, acking: bool, rate: float | None = None
+    label: str,
+    total: int,
+    containers: int,
+    acking: bool,
+    rate: float | None = None,
+    frontend: str = "native",
 ) -> Result:
     work = Path(tempfile.mkdtemp(prefix="heron-bench-"))
     code = work / "code"
     code.mkdir()
-    shutil.copy(ROOT / "topologies" / "word_count.py", code)
-    shutil.copy(ROOT / "bench" / "bench_components.py", code)
+    for source in (
+        "topologies/word_count.py",
+        "bench/bench_components.py",
+        "bench/bench_sparse.py",
+    ):
+        shutil.copy(ROOT / source, code)
     words = total * WORDS_PER_SENTENCE
     config = {
         "heron.metrics.export.interval.sec": 0.1,
@@ -122,7 +144,10 @@ def run_case(
         "topology.max.spout.pending": 20_000 if acking else None,
         "topology.message.timeout.secs": 120,
     }
-    plan = topology(total, acking, rate, work)
+    if frontend == "native":
+        plan = topology(total, acking, rate, work)
+    else:
+        plan = sparse_topology(total, multilang=frontend == "multilang")
     try:
         with TopologyRun(
             plan, heron_home=work / "home", code_root=code, containers=containers, config=config
@@ -195,6 +220,11 @@ def table(results: list[Result], baseline: Result) -> str:
             f"| {r.case} | {r.words:,} | {r.wall_s:.2f} | {r.rate:,.0f} | "
             f"{r.rate / baseline.rate:.3f} | {lat} | {rss} |"
         )
+    native = next((r for r in results if r.case == "acking off, 1 container"), None)
+    if native is not None:
+        for r in results:
+            if r.case.startswith("streamparse"):
+                lines.append(f"\nnative / {r.case}: {native.rate / r.rate:.2f}x")
     return "\n".join(lines)
 
 
@@ -211,6 +241,17 @@ def main() -> None:
     if not args.quick:
         cases += [("acking off, 2 containers", 2, False), ("acking on, 2 containers", 2, True)]
     results = []
+    for label, frontend, sentences_ in (
+        ("streamparse components in-process, acking off, 1 container", "sparse", total),
+        (
+            "streamparse components as multilang subprocesses, acking off, 1 container",
+            "multilang",
+            total // 20,
+        ),
+    ):
+        result = run_case(label, sentences_, 1, False, frontend=frontend)
+        print(f"{label}: {result.rate:,.0f} words/s in {result.wall_s:.2f} s", flush=True)
+        results.append(result)
     for label, containers, acking in cases:
         result = run_case(label, total, containers, acking)
         print(f"{label}: {result.rate:,.0f} words/s in {result.wall_s:.2f} s", flush=True)
