@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 from e2e_components import (  # type: ignore[import-not-found]
     CrashOnceBolt,
@@ -24,6 +23,7 @@ from e2e_components import (  # type: ignore[import-not-found]
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.testing.cluster import TopologyRun
 from heron_core.testing.components import FixedSpout, RecordingBolt, read_records, wait_for_records
+from heron_core.testing.processes import isolated_home
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -42,19 +42,9 @@ pytestmark = pytest.mark.processes
 @pytest.fixture
 def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     """A heron home; on failure every log under it is printed; no process may outlive it."""
-    failed_before = request.session.testsfailed
-    yield tmp_path / "home"
-    leftovers = [
-        p
-        for p in psutil.process_iter(["cmdline"])
-        if any(str(tmp_path) in arg for arg in p.info["cmdline"] or [])
-    ]
-    for process in leftovers:
-        process.kill()
-    if request.session.testsfailed > failed_before or leftovers:
-        for log in sorted(tmp_path.rglob("*.log")):
-            print(f"===== {log} =====\n{log.read_text(errors='replace')}")
-    assert not leftovers, f"processes outlived the topology: {[p.pid for p in leftovers]}"
+    failures = request.session.testsfailed
+    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
+        yield home
 
 
 @pytest.fixture

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 from cluster_components import EventSpout, TickCountingBolt
 
 from heron_core.client import client_config, kill, list_topologies
 from heron_core.errors import SchedulerError
 from heron_core.statemgr import create_state_manager
+from heron_core.testing.processes import isolated_home, wait_until
+from heron_core.testing.processes import processes_mentioning as processes_under
 from storm_compat import LocalCluster, StormSubmitter
 from storm_compat.testing import TestWordCounter, TestWordSpout
 from storm_compat.topology import TopologyBuilder
@@ -25,39 +24,13 @@ from storm_compat.tuple import Fields
 pytestmark = pytest.mark.processes
 
 
-def wait_until(predicate: Callable[[], object], what: str, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(0.05)
-
-
-def processes_under(home: Path) -> list[psutil.Process]:
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        argv = process.info.get("cmdline") or []
-        if process.info.get("status") != psutil.STATUS_ZOMBIE and any(str(home) in a for a in argv):
-            found.append(process)
-    return found
-
-
 @pytest.fixture
 def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     """A heron home; afterwards no process may mention it, and its logs are printed if the
     test failed."""
     failures = request.session.testsfailed
-    home = tmp_path / "home"
-    yield home
-    leftovers = processes_under(home)
-    for process in leftovers:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.kill()
-    psutil.wait_procs(leftovers, timeout=30)
-    if request.session.testsfailed > failures or leftovers:
-        for log in sorted(tmp_path.rglob("*.log")):
-            print(f"===== {log} =====\n{log.read_text(errors='replace')}")
-    assert leftovers == [], f"processes left behind: {leftovers}"
+    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
+        yield home
 
 
 def lines(path: Path) -> list[str]:
