@@ -11,6 +11,7 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Callable, Sequence
+from itertools import chain
 from typing import Any
 
 from heron_core.errors import UserCodeError
@@ -52,8 +53,8 @@ class _Route:
         self.multi: list[Callable[[Sequence[Any]], list[int]]] = []
         self.direct_tasks: set[int] = set()
         self.buffers: dict[int, list[Sequence[Any]]] = {}
-        # acking only: per destination, root counts and the flattened (task, key, value) arrays
-        self.anchors: dict[int, tuple[list[int], list[int], list[int], list[int]]] = {}
+        # acking only: per destination, the anchors of each buffered tuple (parallel to buffers)
+        self.anchors: dict[int, list[Anchors]] = {}
         self.emitted = 0
 
 
@@ -88,7 +89,7 @@ class Emitter:
                 tasks = plan.component_tasks.get(consumer, [])
                 for task in tasks:
                     route.buffers.setdefault(task, [])
-                    route.anchors.setdefault(task, ([], [], [], []))
+                    route.anchors.setdefault(task, [])
                 chooser = build_chooser(
                     consumer, inp, route.fields, tasks, local, rng, prepare_custom
                 )
@@ -184,16 +185,7 @@ class Emitter:
         if self.acking:
             all_anchors = route.anchors
             for task in chosen:
-                counts, tasks, keys, edges = all_anchors[task]
-                if roots is None:
-                    counts.append(0)
-                else:
-                    anchors = roots(task)
-                    counts.append(len(anchors))
-                    for spout_task, key, edge in anchors:
-                        tasks.append(spout_task)
-                        keys.append(key)
-                        edges.append(edge)
+                all_anchors[task].append(() if roots is None else roots(task))
                 buffer = buffers[task]
                 buffer.append(values)
                 if len(buffer) >= limit:
@@ -221,12 +213,15 @@ class Emitter:
             values=pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL),
         )
         if self.acking:
-            counts, tasks, keys, edges = route.anchors[task]
-            route.anchors[task] = ([], [], [], [])
-            batch.root_counts.extend(counts)
-            batch.root_tasks.extend(tasks)
-            batch.root_keys.extend(keys)
-            batch.root_values.extend(edges)
+            anchors = route.anchors[task]
+            route.anchors[task] = []
+            batch.root_counts.extend(map(len, anchors))
+            flat = list(chain.from_iterable(anchors))
+            if flat:
+                tasks, keys, edges = zip(*flat, strict=True)
+                batch.root_tasks.extend(tasks)
+                batch.root_keys.extend(keys)
+                batch.root_values.extend(edges)
         self._client.send_data(task, batch.SerializeToString())
 
     def emit_counts(self) -> dict[str, int]:

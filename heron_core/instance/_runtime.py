@@ -18,7 +18,6 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -65,9 +64,8 @@ class InstanceArgs:
         return f"container_{self.container}_{self.component}_{self.task_id}"
 
 
-def _new_id(bits: Callable[[int], int] = random.getrandbits) -> int:
-    """A random 64-bit id that is never 0 (0 means "tree complete")."""
-    return bits(64) or 1
+_bits = random.getrandbits
+"""Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 
 
 class _SpoutCollector:
@@ -99,12 +97,12 @@ class _SpoutCollector:
             task_ids = self._emit(tup, stream, direct_task, need_task_ids)
             runtime.immediate_acks.append((tup_id, stream))
             return task_ids
-        root = _new_id()
+        root = _bits(64) or 1
         spout_task = self._task
         edges: list[int] = []
 
         def roots(dest: int) -> tuple[tuple[int, int, int]]:
-            edge = _new_id()
+            edge = _bits(64) or 1
             edges.append(edge)
             return ((spout_task, root, edge),)
 
@@ -172,7 +170,7 @@ class _BoltCollector:
             spout_task, root, _ = anchor._roots[0]
 
             def one_root(dest: int) -> tuple[tuple[int, int, int]]:
-                edge = _new_id()
+                edge = _bits(64) or 1
                 anchor._ackval ^= edge
                 return ((spout_task, root, edge),)
 
@@ -182,7 +180,7 @@ class _BoltCollector:
         def roots(dest: int) -> list[tuple[int, int, int]]:
             merged: dict[tuple[int, int], int] = {}
             for anchor in live:
-                edge = _new_id()
+                edge = _bits(64) or 1
                 anchor._ackval ^= edge
                 for spout_task, root, _ in anchor._roots:
                     merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
@@ -542,7 +540,7 @@ class InstanceRuntime:
                         on_data(frames[2])
                     else:
                         dispatch(frames)
-                    if client.pending:
+                    if client.pending or clock() >= next_flush:  # keep latency bounded
                         break
             now = clock()
             if now >= next_flush:
