@@ -4,6 +4,7 @@ recording the complete latency of every tree (shipped to instances as topology c
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -61,4 +62,6 @@ class CorpusSpout(Spout):
         self.latencies.append(time.perf_counter() - start)
         if len(self.latencies) == len(self.mine):
             path = Path(self.directory) / f"latency-{self.task}.json"
-            path.write_text(json.dumps(self.latencies))
+            partial = path.with_suffix(".partial")
+            partial.write_text(json.dumps(self.latencies))
+            os.replace(partial, path)  # readers never see half a file
