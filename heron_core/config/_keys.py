@@ -473,14 +473,6 @@ _KEYS = (
     ),
     # --- heron: stream manager and topology manager --------------------------------------------
     Key(
-        "heron.streammgr.cache.drain.frequency.ms",
-        float,
-        10.0,
-        "Milliseconds between drains of the Stream Manager's tuple cache.",
-        minimum=0,
-        exclusive_minimum=True,
-    ),
-    Key(
         "heron.streammgr.network.backpressure.highwatermark.mb",
         int,
         8,

@@ -51,7 +51,6 @@ BRIEF_KEYS = {
     "heron.instance.batch.max.tuples": (int, 1024),
     "heron.instance.batch.flush.interval.ms": (float, 10.0),
     "heron.instance.acknowledgement.nbuckets": (int, 10),
-    "heron.streammgr.cache.drain.frequency.ms": (float, 10.0),
     "heron.streammgr.network.backpressure.highwatermark.mb": (int, 8),
     "heron.streammgr.network.backpressure.lowwatermark.mb": (int, 4),
     "heron.streammgr.xormgr.rotatingmap.nbuckets": (int, 3),
