@@ -40,6 +40,8 @@ from heron_core.api import Grouping, TopologyBuilder  # noqa: E402
 from heron_core.testing.cluster import TopologyRun  # noqa: E402
 
 WORDS_PER_SENTENCE = 10
+MAX_PENDING = 20_000
+"""topology.max.spout.pending of the acking-on cases (``--max-pending``)."""
 
 
 @dataclass
@@ -141,7 +143,7 @@ def run_case(
     config = {
         "heron.metrics.export.interval.sec": 0.1,
         "topology.reliability.mode": "ATLEAST_ONCE" if acking else "ATMOST_ONCE",
-        "topology.max.spout.pending": 20_000 if acking else None,
+        "topology.max.spout.pending": MAX_PENDING if acking else None,
         "topology.message.timeout.secs": 120,
     }
     if frontend == "native":
@@ -229,10 +231,18 @@ def table(results: list[Result], baseline: Result) -> str:
 
 
 def main() -> None:
+    global MAX_PENDING  # the --max-pending flag sets the module's setting
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="50,000 sentences, fewer cases")
     parser.add_argument("--no-record", action="store_true", help="do not append to RESULTS.md")
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=20_000,
+        help="topology.max.spout.pending with acking on (default 20,000)",
+    )
     args = parser.parse_args()
+    MAX_PENDING = args.max_pending
     total = 50_000 if args.quick else 200_000
     load_before = load()
     baseline = plain_loop(total)
