@@ -13,8 +13,8 @@ every child and exits 0.
 [(<Verb.START: 'start'>, 'tmanager')]
 """
 
+from heron_core._logging import configure_daemon_logging
 from heron_core.executor._children import describe_exit, die_with_parent, spawn, stop_processes
-from heron_core.executor._logging import configure_daemon_logging
 from heron_core.executor._main import main, parse_state_config, read_plans
 from heron_core.executor._processes import (
     STATE_KEYS,

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from heron_core._logging import configure_daemon_logging
 from heron_core.config import config_from_proto
 from heron_core.errors import ConfigurationError, HeronError, StateManagerError
-from heron_core.executor._logging import configure_daemon_logging
 from heron_core.executor._processes import DaemonContext, desired_processes, ipc_dir
 from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals

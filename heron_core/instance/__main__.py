@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 
+from heron_core._logging import configure_daemon_logging
 from heron_core.instance._runtime import InstanceArgs, InstanceRuntime
 
 
@@ -32,14 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         working_dir=ns.working_dir,
         local_endpoint=ns.local_endpoint,
     )
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format=(
-            "%(asctime)s %(levelname)s %(name)s "
-            f"[topology={args.topology_name} role=instance task={args.task_id}] %(message)s"
-        ),
-    )
+    configure_daemon_logging(args.topology_name, "instance", args.task_id)
     return InstanceRuntime(args).run()
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from pathlib import Path
 
+from heron_core._logging import configure_daemon_logging
 from heron_core.statemgr import create_state_manager
 from heron_core.stmgr._manager import StMgrArgs, StreamManager
 
@@ -32,14 +32,7 @@ def main(argv: list[str] | None = None) -> int:
         local_endpoint=ns.local_endpoint,
         host=ns.host,
     )
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format=(
-            "%(asctime)s %(levelname)s %(name)s "
-            f"[topology={args.topology_name} role=stmgr task={args.stmgr_id}] %(message)s"
-        ),
-    )
+    configure_daemon_logging(args.topology_name, "stmgr", args.stmgr_id)
     state = create_state_manager(json.loads(ns.state_config), ns.cluster)
     state.start()
     try:

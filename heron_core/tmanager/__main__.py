@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from types import FrameType
 
+from heron_core._logging import configure_daemon_logging
 from heron_core.errors import HeronError
 from heron_core.statemgr import create_state_manager
 from heron_core.tmanager._daemon import TManager
@@ -41,12 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     if not isinstance(state_config, dict):
         parser.error(f"--state-config must be a JSON object, got {args.state_config!r}")
 
-    tag = f"topology={args.topology_name} role=tmanager task={args.container}"
-    logging.basicConfig(
-        level=logging.INFO,
-        stream=sys.stderr,
-        format=f"%(asctime)s %(levelname)s %(name)s [{tag.replace('%', '%%')}] %(message)s",
-    )
+    configure_daemon_logging(args.topology_name, "tmanager", args.container)
     try:
         state = create_state_manager(state_config, args.cluster)
     except HeronError as exc:
