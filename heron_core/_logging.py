@@ -1,4 +1,5 @@
-"""Logging set-up for daemon entry points (runtime.md's format, to stderr)."""
+"""Logging set-up for daemon entry points: one format for every daemon, to stderr (the process
+that starts a daemon redirects stderr to its log file)."""
 
 from __future__ import annotations
 

@@ -142,7 +142,7 @@ class DaemonContext:
         return (*self.command_prefix, module, *args)
 
     def common_flags(self, container: int) -> tuple[str, ...]:
-        """The flags every daemon with state access takes (see runtime.md)."""
+        """The flags every daemon with state access takes."""
         return (
             "--topology-name",
             self.topology_name,
