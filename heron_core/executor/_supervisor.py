@@ -169,10 +169,11 @@ class Supervisor:
             for name, proc in self._procs.items()
             if self._desired.get(name) is not None and self._desired[name].depends_on
         }
+        # Both phases share one grace period (the scheduler gives the executor a little more).
+        start = time.monotonic()
         stop_processes(dependents, self._grace_secs)
-        stop_processes(
-            {n: p for n, p in self._procs.items() if n not in dependents}, self._grace_secs
-        )
+        remaining = max(self._grace_secs - (time.monotonic() - start), 1.0)
+        stop_processes({n: p for n, p in self._procs.items() if n not in dependents}, remaining)
         for name, proc in self._procs.items():
             log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(proc.wait()))
         self._procs.clear()
