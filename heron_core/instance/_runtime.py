@@ -417,21 +417,10 @@ class InstanceRuntime:
             log.exception(
                 "%s: user code raised; the instance exits and will be restarted", self._where
             )
-            self._send_acks_before_exit()
             return 1
         finally:
             self.client.close()
             self._zmq.term()
-
-    def _send_acks_before_exit(self) -> None:
-        """Best effort on a crash: the acks and fails already made (e.g. a pystorm auto-fail of
-        the tuple that raised) still reach the tracker, so those trees fail now instead of
-        timing out. Tuples emitted but not yet sent are dropped (their trees time out)."""
-        try:
-            self.acks.flush()
-            self.client.flush_blocking(1.0)
-        except Exception:  # the process is exiting anyway; the crash is already logged
-            log.debug("%s: could not send pending acks at exit", self._where, exc_info=True)
 
     def _shutdown(self) -> None:
         self.emitter.flush()

@@ -215,22 +215,3 @@ class CrashOnceBolt(Bolt):
             marker.write_text("crashed")
             raise ValueError("boom")
         self.emit(tup.values)
-
-
-class FailThenCrashBolt(Bolt):
-    """On its first tuple ever (a marker file remembers it across restarts) fails it and then
-    raises, as a pystorm bolt with auto_fail does; afterwards emits anchored and acks."""
-
-    outputs = ["n"]
-
-    def __init__(self, marker: str) -> None:
-        self.marker = marker
-
-    def process(self, tup: Tuple) -> None:
-        marker = Path(self.marker)
-        if not marker.exists():
-            marker.write_text("crashed")
-            self.fail(tup)
-            raise ValueError("boom after fail")
-        self.emit(tup.values, anchors=[tup])
-        self.ack(tup)

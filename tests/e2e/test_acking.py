@@ -15,7 +15,6 @@ import psutil
 import pytest
 from e2e_components import (  # type: ignore[import-not-found]
     AckingSink,
-    FailThenCrashBolt,
     FastSpout,
     FlakyBolt,
     NumberSpout,
@@ -199,16 +198,3 @@ def test_back_pressure_bounds_memory_and_loses_nothing(
         print(f"peak RSS of all processes {peak[0]:.0f} MB; back pressure {back_pressure_ms} ms")
         assert back_pressure_ms > 0
         assert 0 < peak[0] < 500, f"peak RSS of all processes {peak[0]:.0f} MB"
-
-
-def test_a_fail_sent_just_before_a_crash_still_reaches_the_spout(
-    home: Path, code: Path, tmp_path: Path
-) -> None:
-    out = tmp_path / "out"
-    config = {**RELIABLE, "topology.message.timeout.secs": 600}
-    plan = chain(1, out, FailThenCrashBolt(str(tmp_path / "marker")), par=1)
-    with TopologyRun(plan, heron_home=home, code_root=code, config=config) as run:
-        # far sooner than the 600 s timeout: the fail came from the bolt, not from a timeout
-        wait_all_acked(run, out, 1, timeout=120)
-        assert [r["fail"] for r in read_log(out, "spout") if "fail" in r] == [0]
-        assert run.counter("numbers", "__timeout-count") == 0
