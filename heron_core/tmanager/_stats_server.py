@@ -19,6 +19,20 @@ from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2, topology_pb2
 logger = logging.getLogger(__name__)
 
 
+def drain_router(socket: zmq.Socket[bytes], dispatcher: Dispatcher, port: str) -> None:
+    """Dispatch every message waiting on ROUTER ``socket`` (with the peer identity as context);
+    a malformed one is logged and skipped. Never blocks."""
+    while True:
+        try:
+            frames = socket.recv_multipart(zmq.NOBLOCK)
+        except zmq.Again:
+            return
+        try:
+            dispatcher.dispatch(frames[1:], frames[0])
+        except ProtocolError as exc:
+            logger.warning("ignoring a malformed message on the %s port: %s", port, exc)
+
+
 class MetricsStore:
     """The newest published metrics message of every instance.
 
@@ -85,15 +99,7 @@ class StatsServer:
 
     def on_readable(self) -> None:
         """Handle every message waiting on the socket (must not block)."""
-        while True:
-            try:
-                frames = self.socket.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            try:
-                self._dispatcher.dispatch(frames[1:], frames[0])
-            except ProtocolError as exc:
-                logger.warning("ignoring a malformed message on the stats port: %s", exc)
+        drain_router(self.socket, self._dispatcher, "stats")
 
     def _on_metrics_request(self, request: tmanager_pb2.MetricsRequest, peer: bytes) -> None:
         response = tmanager_pb2.MetricsResponse(

@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 import zmq
 
-from heron_core.network import Dispatcher, ProtocolError, encode
+from heron_core.network import Dispatcher, encode
 from heron_core.proto import common_pb2, physical_plan_pb2, tmanager_pb2
 from heron_core.tmanager._registration import StMgrRegistry
-from heron_core.tmanager._stats_server import MetricsStore
+from heron_core.tmanager._stats_server import MetricsStore, drain_router
 
 logger = logging.getLogger(__name__)
 
@@ -52,15 +52,7 @@ class StMgrServer:
 
     def on_readable(self) -> None:
         """Handle every message waiting on the socket (must not block)."""
-        while True:
-            try:
-                frames = self.socket.recv_multipart(zmq.NOBLOCK)
-            except zmq.Again:
-                return
-            try:
-                self._dispatcher.dispatch(frames[1:], frames[0])
-            except ProtocolError as exc:
-                logger.warning("ignoring a malformed message on the server port: %s", exc)
+        drain_router(self.socket, self._dispatcher, "server")
 
     def _on_register(self, request: tmanager_pb2.StMgrRegisterRequest, peer: bytes) -> None:
         result = self._registry.register(request.stmgr, peer, self._clock())
