@@ -14,7 +14,30 @@ from heron_core.multilang._process import IdleFailureHandler
 __all__ = ["ShellBolt", "ShellSpout"]
 
 
-class ShellBolt(Bolt):
+class _ShellOptions:
+    """What both shell components are built from (arguments documented on ShellBolt)."""
+
+    outputs: Sequence[str | Stream]
+
+    def __init__(
+        self,
+        command: Sequence[str],
+        serializer: str = "json",
+        outputs: Sequence[str | Stream] = (),
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        env: Mapping[str, str] | None = None,
+        on_idle_failure: IdleFailureHandler | None = None,
+    ) -> None:
+        self.command = tuple(command)
+        self.serializer = serializer
+        self.outputs = list(outputs)
+        self.cwd = cwd
+        self.env = env
+        self.on_idle_failure = on_idle_failure
+
+
+class ShellBolt(_ShellOptions, Bolt):
     """A bolt run by a subprocess speaking Storm's multilang protocol (a ``storm.py`` or
     pystorm bolt, or any other language's).
 
@@ -43,23 +66,6 @@ class ShellBolt(Bolt):
     ('word',)
     """
 
-    def __init__(
-        self,
-        command: Sequence[str],
-        serializer: str = "json",
-        outputs: Sequence[str | Stream] = (),
-        *,
-        cwd: str | os.PathLike[str] | None = None,
-        env: Mapping[str, str] | None = None,
-        on_idle_failure: IdleFailureHandler | None = None,
-    ) -> None:
-        self.command = tuple(command)
-        self.serializer = serializer
-        self.outputs = list(outputs)
-        self.cwd = cwd
-        self.env = env
-        self.on_idle_failure = on_idle_failure
-
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
         self.host: ShellBoltHost[Tuple] = ShellBoltHost(
             self.command,
@@ -82,7 +88,7 @@ class ShellBolt(Bolt):
             self.host.close()
 
 
-class ShellSpout(Spout):
+class ShellSpout(_ShellOptions, Spout):
     """A spout run by a subprocess speaking Storm's multilang protocol.
 
     ``next_tuple``, ``ack``, ``fail``, ``activate`` and ``deactivate`` send the matching
@@ -90,23 +96,6 @@ class ShellSpout(Spout):
     collector (message ids as the subprocess gives them). Arguments, start, stop and failures
     as for :class:`ShellBolt`.
     """
-
-    def __init__(
-        self,
-        command: Sequence[str],
-        serializer: str = "json",
-        outputs: Sequence[str | Stream] = (),
-        *,
-        cwd: str | os.PathLike[str] | None = None,
-        env: Mapping[str, str] | None = None,
-        on_idle_failure: IdleFailureHandler | None = None,
-    ) -> None:
-        self.command = tuple(command)
-        self.serializer = serializer
-        self.outputs = list(outputs)
-        self.cwd = cwd
-        self.env = env
-        self.on_idle_failure = on_idle_failure
 
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
         self.host = ShellSpoutHost(
