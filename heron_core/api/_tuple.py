@@ -34,7 +34,17 @@ class Tuple:
     ('words', 'words', ['hello'])
     """
 
-    __slots__ = ("_ackval", "_received", "_roots", "component", "id", "stream", "task", "values")
+    __slots__ = (
+        "_ackval",
+        "_origin",
+        "_received",
+        "_roots",
+        "component",
+        "id",
+        "stream",
+        "task",
+        "values",
+    )
 
     _fields: ClassVar[tuple[str, ...]] = ("id", "component", "stream", "task", "values")
 
@@ -44,12 +54,16 @@ class Tuple:
         self.stream = stream
         self.task = task
         self.values = values
-        # Kernel-private acking state, set by the instance process, never read by users: the
+        # Kernel-private state, set by the instance process, never read by users: the
         # (spout task, root key, edge value) triples of the trees this tuple belongs to, and the
-        # XOR of the edges of the tuples anchored to it (None once it is acked or failed).
+        # XOR of the edges of the tuples anchored to it (None once it is acked or failed); the
+        # counters of its input stream and when the instance got it (perf_counter), for the ack
+        # and fail counts and latencies. The instance builds received tuples without calling
+        # __init__, setting only what its acking mode reads.
         self._roots: Any = ()
         self._ackval: Any = 0
-        self._received: float = 0.0  # when the instance got it (perf_counter), for latencies
+        self._origin: Any = None
+        self._received: float = 0.0
 
     def _astuple(self) -> tuple[Any, str, str, int | None, Any]:
         return (self.id, self.component, self.stream, self.task, self.values)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import repeat
 from typing import Any
 
 from heron_core.instance.stmgr_client import StMgrClient
@@ -43,7 +44,7 @@ class AckSender:
 
     def __init__(self, client: StMgrClient) -> None:
         self._client = client
-        self._pending: dict[int, _Entries] = {}
+        self._pending: dict[int, _Entries] = {}  # kept for the sender's life, emptied by flush
 
     def _entries(self, spout_task: int) -> _Entries:
         entries = self._pending.get(spout_task)
@@ -56,9 +57,14 @@ class AckSender:
         entries.init_keys.append(key)
         entries.init_values.append(value)
 
+    def acks_of(self, spout_task: int) -> dict[int, int]:
+        """The live root key -> XOR map of ``spout_task``'s acks (the same dict for the
+        sender's life, emptied by :meth:`flush`): ``m[key] = m.get(key, 0) ^ value`` is
+        :meth:`ack` without the call."""
+        return self._entries(spout_task).acks
+
     def ack(self, spout_task: int, key: int, value: int) -> None:
-        entries = self._pending.get(spout_task) or self._entries(spout_task)
-        acks = entries.acks
+        acks = self._entries(spout_task).acks
         acks[key] = acks.get(key, 0) ^ value
 
     def fail(self, spout_task: int, key: int) -> None:
@@ -68,9 +74,9 @@ class AckSender:
         self._entries(spout_task).reset_keys.append(key)
 
     def flush(self) -> None:
-        if not self._pending:
-            return
         for spout_task, e in self._pending.items():
+            if not (e.init_keys or e.acks or e.fail_keys or e.reset_keys):
+                continue
             batch = tuple_pb2.AckBatch(
                 spout_task=spout_task,
                 init_keys=e.init_keys,
@@ -81,7 +87,11 @@ class AckSender:
                 reset_keys=e.reset_keys,
             )
             self._client.send(ack_frames(spout_task, batch.SerializeToString()))
-        self._pending = {}
+            e.init_keys.clear()
+            e.init_values.clear()
+            e.acks.clear()
+            e.fail_keys.clear()
+            e.reset_keys.clear()
 
 
 class InFlight:
@@ -102,10 +112,10 @@ class InFlight:
     def add(self, root: int, msg_id: Any, stream: str) -> None:
         self._roots[root] = (msg_id, stream, self._clock())
 
-    def complete(self, root: int) -> tuple[Any, str, float] | None:
-        """The message id, its stream and its age in seconds, if ``root`` was in flight."""
-        entry = self._roots.pop(root, None)
-        return None if entry is None else (entry[0], entry[1], self._clock() - entry[2])
+    def complete(self, roots: Iterable[int]) -> list[tuple[Any, str, float]]:
+        """(message id, stream, start time) of each of ``roots`` that was in flight."""
+        pop = self._roots.pop
+        return [entry for entry in map(pop, roots, repeat(None)) if entry is not None]
 
     def failed(self, root: int) -> tuple[Any, str] | None:
         """The message id and its stream, if ``root`` was in flight."""

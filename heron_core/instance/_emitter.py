@@ -11,7 +11,6 @@ from __future__ import annotations
 import pickle
 import random
 from collections.abc import Callable, Sequence
-from itertools import chain
 from typing import Any
 
 from heron_core.errors import UserCodeError
@@ -35,11 +34,15 @@ class _Route:
         "anchors",
         "arity",
         "buffers",
+        "cache",
+        "choose",
         "direct",
         "direct_tasks",
         "emitted",
         "fields",
+        "key_index",
         "multi",
+        "silent",
         "single",
         "stream",
     )
@@ -56,6 +59,11 @@ class _Route:
         # acking only: per destination, the anchors of each buffered tuple (parallel to buffers)
         self.anchors: dict[int, list[Anchors]] = {}
         self.emitted = 0
+        # Set by the emitter once the consumers are known (see Emitter.simple_routes):
+        self.silent = False  # nobody subscribes
+        self.choose: Callable[[Sequence[Any]], int] | None = None  # the only chooser, if one
+        self.key_index = -1  # its fields-grouping field index, when it memoizes in `cache`
+        self.cache: dict[Any, int] = {}
 
 
 class Emitter:
@@ -77,9 +85,11 @@ class Emitter:
         self._topology = plan.topology_name
         self._task_id = task_id
         self._client = client
-        self._batch_max = batch_max
+        self.batch_max = batch_max
         self.acking = acking
-        self.emitted = 0  # tuples emitted on every stream (read per next_tuple by spouts)
+        # Tuples emitted through emit() on every stream: the spout loop's progress mark (the
+        # collectors' fast paths count per route only).
+        self.emitted = 0
         self._routes: dict[str, _Route] = {}
         rng = rng or random.Random()
         local = plan.tasks_in_container(container)
@@ -99,9 +109,28 @@ class Emitter:
                     route.multi.append(chooser.choose)
                 else:
                     route.single.append(chooser.choose)
+                    if chooser.cache is not None:
+                        route.key_index, route.cache = chooser.key_index, chooser.cache
+            route.silent = not route.buffers
+            if len(route.single) == 1 and not route.multi and not route.direct_tasks:
+                route.choose = route.single[0]
+            else:
+                route.key_index = -1
             self._routes[stream] = route
-        self.silent_streams = frozenset(s for s, r in self._routes.items() if not r.buffers)
+        self.silent_streams = frozenset(s for s, r in self._routes.items() if r.silent)
         """Declared streams nobody subscribes to (emits on them only count)."""
+
+    def simple_routes(self) -> dict[str, _Route]:
+        """The streams a caller may route itself (collectors' fast paths): stream -> route, for
+        non-direct streams that are silent or go to exactly one task per tuple (``choose``;
+        with ``key_index`` >= 0, ``cache.get(values[key_index])`` may answer first). Such a
+        caller appends to ``buffers[task]`` (and ``anchors[task]`` with acking on), counts
+        ``emitted`` and calls :meth:`flush_one` when a buffer reaches ``batch_max``."""
+        return {
+            stream: route
+            for stream, route in self._routes.items()
+            if not route.direct and (route.silent or route.choose is not None)
+        }
 
     def _where(self) -> str:
         return f"topology {self._topology!r}, component {self._component!r}, task {self._task_id}"
@@ -149,7 +178,7 @@ class Emitter:
             route.emitted += 1
             self.emitted += 1
             return [] if need_task_ids else None
-        limit = self._batch_max
+        limit = self.batch_max
         buffers = route.buffers
         if direct_task is not None:
             if not route.direct:
@@ -178,7 +207,7 @@ class Emitter:
                     buffer = buffers[task]
                     buffer.append(values)
                     if len(buffer) >= limit:
-                        self._flush_one(route, task)
+                        self.flush_one(route, task)
                 route.emitted += 1
                 self.emitted += 1
                 return None
@@ -189,18 +218,39 @@ class Emitter:
                 buffer = buffers[task]
                 buffer.append(values)
                 if len(buffer) >= limit:
-                    self._flush_one(route, task)
+                    self.flush_one(route, task)
         else:
             for task in chosen:
                 buffer = buffers[task]
                 buffer.append(values)
                 if len(buffer) >= limit:
-                    self._flush_one(route, task)
+                    self.flush_one(route, task)
         route.emitted += 1
         self.emitted += 1
         return chosen if need_task_ids else None
 
-    def _flush_one(self, route: _Route, task: int) -> None:
+    def put(self, route: _Route, values: Sequence[Any], anchors: Anchors) -> None:
+        """Emit checked ``values`` with ``anchors`` on a non-silent route of
+        :meth:`simple_routes` (what a collector's fast path does inline)."""
+        index = route.key_index
+        if index < 0:
+            task = route.choose(values)  # type: ignore[misc]
+        else:
+            try:
+                task = route.cache[values[index]]
+            except (KeyError, TypeError):
+                task = route.choose(values)  # type: ignore[misc]
+        if self.acking:
+            route.anchors[task].append(anchors)
+        buffer = route.buffers[task]
+        buffer.append(values)
+        if len(buffer) >= self.batch_max:
+            self.flush_one(route, task)
+        route.emitted += 1
+        self.emitted += 1
+
+    def flush_one(self, route: _Route, task: int) -> None:
+        """Send ``route``'s buffer for ``task`` as one batch."""
         buffer = route.buffers[task]
         route.buffers[task] = []
         batch = tuple_pb2.TupleBatch(
@@ -213,15 +263,8 @@ class Emitter:
             values=pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL),
         )
         if self.acking:
-            anchors = route.anchors[task]
+            batch.roots = pickle.dumps(route.anchors[task], protocol=pickle.HIGHEST_PROTOCOL)
             route.anchors[task] = []
-            batch.root_counts.extend(map(len, anchors))
-            flat = list(chain.from_iterable(anchors))
-            if flat:
-                tasks, keys, edges = zip(*flat, strict=True)
-                batch.root_tasks.extend(tasks)
-                batch.root_keys.extend(keys)
-                batch.root_values.extend(edges)
         self._client.send_data(task, batch.SerializeToString())
 
     def emit_counts(self) -> dict[str, int]:
@@ -233,4 +276,4 @@ class Emitter:
         for route in self._routes.values():
             for task, buffer in route.buffers.items():
                 if buffer:
-                    self._flush_one(route, task)
+                    self.flush_one(route, task)

@@ -58,6 +58,11 @@ class Chooser:
     tasks: tuple[int, ...]
     choose: Callable[[Sequence[Any]], Any]
     multi: bool
+    key_index: int = -1
+    """For a fields grouping on one field: its index in the values (else -1)."""
+    cache: dict[Any, int] | None = None
+    """For a fields grouping on one field: value -> task memo that ``choose`` fills (callers
+    may read it first and call ``choose`` on a miss)."""
 
 
 def _round_robin(tasks: Sequence[int], rng: random.Random) -> Callable[[Sequence[Any]], int]:
@@ -71,27 +76,31 @@ def _round_robin(tasks: Sequence[int], rng: random.Random) -> Callable[[Sequence
     return choose
 
 
+def _fields_one(
+    tasks: Sequence[int], index: int, cache: dict[Any, int]
+) -> Callable[[Sequence[Any]], int]:
+    ordered = sorted(tasks)
+    n = len(ordered)
+
+    def choose_one(values: Sequence[Any]) -> int:
+        key = values[index]
+        try:
+            return cache[key]
+        except KeyError:
+            task = ordered[stable_hash(key) % n]
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            cache[key] = task
+            return task
+        except TypeError:  # unhashable value: hash it every time
+            return ordered[stable_hash(key) % n]
+
+    return choose_one
+
+
 def _fields(tasks: Sequence[int], indices: Sequence[int]) -> Callable[[Sequence[Any]], int]:
     ordered = sorted(tasks)
     n = len(ordered)
-    if len(indices) == 1:
-        index = indices[0]
-        cache: dict[Any, int] = {}
-
-        def choose_one(values: Sequence[Any]) -> int:
-            key = values[index]
-            try:
-                return cache[key]
-            except KeyError:
-                task = ordered[stable_hash(key) % n]
-                if len(cache) >= _CACHE_LIMIT:
-                    cache.clear()
-                cache[key] = task
-                return task
-            except TypeError:  # unhashable value: hash it every time
-                return ordered[stable_hash(key) % n]
-
-        return choose_one
 
     def choose_many(values: Sequence[Any]) -> int:
         return ordered[_fields_hash(values, indices) % n]
@@ -154,6 +163,10 @@ def build_chooser(
         return Chooser(component, gtype, ordered, lambda values: everyone, True)
     if gtype in (G.FIELDS, G.PARTIAL_KEY):
         indices = [list(stream_fields).index(f) for f in inp.grouping_fields]
+        if gtype == G.FIELDS and len(indices) == 1:
+            cache: dict[Any, int] = {}
+            choose = _fields_one(ordered, indices[0], cache)
+            return Chooser(component, gtype, ordered, choose, False, indices[0], cache)
         make = _fields if gtype == G.FIELDS else _partial_key
         return Chooser(component, gtype, ordered, make(ordered, indices), False)
     if gtype == G.CUSTOM:

@@ -65,6 +65,8 @@ class InstanceArgs:
 
 
 _bits = random.getrandbits
+_perf = time.perf_counter
+_new = object.__new__
 """Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 
 
@@ -79,8 +81,16 @@ class _SpoutCollector:
     def __init__(self, runtime: InstanceRuntime) -> None:
         self._runtime = runtime
         self._emit = runtime.emitter.emit
+        self._put = runtime.emitter.put
+        self._routes = {
+            stream: route
+            for stream, route in runtime.emitter.simple_routes().items()
+            if not route.silent
+        }
         self._task = runtime.args.task_id
         self._acking = runtime.acking
+        self._in_flight = runtime.in_flight
+        self._init = runtime.acks.init
 
     def emit(
         self,
@@ -90,6 +100,19 @@ class _SpoutCollector:
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
+        route = self._routes.get(stream)
+        if route is not None and self._acking and direct_task is None and not need_task_ids:
+            kind = type(tup)
+            if (kind is list or kind is tuple) and len(tup) == route.arity:  # the fast path
+                if tup_id is None:
+                    self._put(route, tup, ())
+                    return None
+                root = _bits(64) or 1
+                edge = _bits(64) or 1
+                self._put(route, tup, ((self._task, root, edge),))
+                self._in_flight.add(root, tup_id, stream)
+                self._init(self._task, root, edge)
+                return None
         if tup_id is None:
             return self._emit(tup, stream, direct_task, need_task_ids)
         runtime = self._runtime
@@ -118,24 +141,77 @@ class _SpoutCollector:
         return task_ids
 
 
+class _InputStats:
+    """Ack and fail counts and summed process time (s, receipt to ack or fail) of the tuples a
+    bolt received on one (source component, stream); each received Tuple's ``_origin``."""
+
+    __slots__ = ("acked", "failed", "process_s")
+
+    def __init__(self) -> None:
+        self.acked = 0
+        self.failed = 0
+        self.process_s = 0.0
+
+
 class _BoltCollector:
-    """What a native ``Bolt``'s ``emit``/``ack``/``fail`` delegate to.
+    """What a native ``Bolt``'s ``emit``/``ack``/``fail`` delegate to (the runtime binds them
+    onto the bolt itself when its class does not override them, saving a call per tuple).
 
     Anchoring follows Storm: each copy of a child tuple gets, per anchor, a random edge id that is
     XORed into the anchor's pending value and into the child's value for each of the anchor's
     trees; acking the anchor later sends (its edge XOR its children's edges) to each tree.
     Acking or failing a tuple twice, or anchoring to one already acked, is ignored with a warning.
+
+    ``emit`` routes the common case itself (a declared stream with one consumer task per tuple,
+    list or tuple values of the right arity, at most one anchor in at most one tree) and hands
+    everything else, including every error, to the emitter's general path.
     """
 
     def __init__(self, runtime: InstanceRuntime) -> None:
-        self._emit = runtime.emitter.emit
+        emitter = runtime.emitter
+        self._general = emitter.emit
+        self._routes = emitter.simple_routes()
+        self._flush_one = emitter.flush_one
+        self._limit = emitter.batch_max
         self._runtime = runtime
         self._acking = runtime.acking
         self._acks = runtime.acks
-        self._silent = runtime.emitter.silent_streams
-        # A bolt often emits several tuples anchored to the same input: reuse its edge maker.
-        self._last_anchor: Tuple | None = None
-        self._last_roots: Any = None
+        self._ack_maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
+        if not self._acking:
+            self.emit = self._emit_unanchored  # type: ignore[method-assign]
+            self.ack = self._ack_unreliable  # type: ignore[method-assign]
+            self.fail = self._fail_unreliable  # type: ignore[method-assign]
+
+    def _emit_unanchored(
+        self,
+        tup: Any,
+        stream: str = "default",
+        anchors: Any = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        """``emit`` with acking off: anchors do not matter."""
+        route = self._routes.get(stream)
+        if route is not None and direct_task is None and not need_task_ids:
+            kind = type(tup)
+            if (kind is list or kind is tuple) and len(tup) == route.arity:
+                route.emitted += 1
+                if route.silent:
+                    return None
+                index = route.key_index
+                if index < 0:
+                    task = route.choose(tup)  # type: ignore[misc]
+                else:
+                    try:
+                        task = route.cache[tup[index]]
+                    except (KeyError, TypeError):
+                        task = route.choose(tup)  # type: ignore[misc]
+                buffer = route.buffers[task]
+                buffer.append(tup)
+                if len(buffer) >= self._limit:
+                    self._flush_one(route, task)
+                return None
+        return self._general(tup, stream, direct_task, need_task_ids)
 
     def emit(
         self,
@@ -145,18 +221,64 @@ class _BoltCollector:
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
-        if not anchors or not self._acking or stream in self._silent:
-            return self._emit(tup, stream, direct_task, need_task_ids)
+        route = self._routes.get(stream)
+        if route is None or direct_task is not None or need_task_ids:
+            return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
+        kind = type(tup)
+        if (kind is not list and kind is not tuple) or len(tup) != route.arity:
+            return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
+        if route.silent:  # no copies, so no edges to track
+            route.emitted += 1
+            return None
+        entry: Any = ()
+        if anchors:
+            kind = type(anchors)
+            if (kind is list or kind is tuple) and len(anchors) == 1:
+                anchor = anchors[0]
+            elif kind is Tuple:
+                anchor = anchors
+            else:
+                return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
+            roots = anchor._roots
+            if len(roots) > 1:
+                return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
+            ackval = anchor._ackval
+            if ackval is None:
+                self._runtime.warn_once("anchored a new tuple to a tuple already acked or failed")
+            elif roots:
+                edge = _bits(64) or 1
+                anchor._ackval = ackval ^ edge
+                root = roots[0]
+                entry = ((root[0], root[1], edge),)
+        index = route.key_index
+        if index < 0:
+            task = route.choose(tup)  # type: ignore[misc]
+        else:
+            try:
+                task = route.cache[tup[index]]
+            except (KeyError, TypeError):
+                task = route.choose(tup)  # type: ignore[misc]
+        route.anchors[task].append(entry)
+        buffer = route.buffers[task]
+        buffer.append(tup)
+        if len(buffer) >= self._limit:
+            self._flush_one(route, task)
+        route.emitted += 1
+        return None
+
+    def _emit_general(
+        self,
+        tup: Any,
+        stream: str,
+        anchors: Any,
+        direct_task: int | None,
+        need_task_ids: bool,
+    ) -> list[int] | None:
+        """Any emit with acking on: several anchors, several trees, several copies."""
+        if not anchors or stream in self._runtime.emitter.silent_streams:
+            return self._general(tup, stream, direct_task, need_task_ids)
         if isinstance(anchors, Tuple):
             anchors = [anchors]
-        last = self._last_anchor
-        if (
-            last is not None
-            and len(anchors) == 1
-            and anchors[0] is last
-            and last._ackval is not None
-        ):
-            return self._emit(tup, stream, direct_task, need_task_ids, self._last_roots)
         live = []
         for anchor in anchors:
             if anchor._ackval is None:
@@ -164,18 +286,7 @@ class _BoltCollector:
             elif anchor._roots:
                 live.append(anchor)
         if not live:
-            return self._emit(tup, stream, direct_task, need_task_ids)
-        if len(live) == 1 and len(live[0]._roots) == 1:  # the common case: one anchor, one tree
-            anchor = live[0]
-            spout_task, root, _ = anchor._roots[0]
-
-            def one_root(dest: int) -> tuple[tuple[int, int, int]]:
-                edge = _bits(64) or 1
-                anchor._ackval ^= edge
-                return ((spout_task, root, edge),)
-
-            self._last_anchor, self._last_roots = anchor, one_root
-            return self._emit(tup, stream, direct_task, need_task_ids, one_root)
+            return self._general(tup, stream, direct_task, need_task_ids)
 
         def roots(dest: int) -> list[tuple[int, int, int]]:
             merged: dict[tuple[int, int], int] = {}
@@ -186,31 +297,48 @@ class _BoltCollector:
                     merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
             return [(task, root, value) for (task, root), value in merged.items()]
 
-        return self._emit(tup, stream, direct_task, need_task_ids, roots)
+        return self._general(tup, stream, direct_task, need_task_ids, roots)
 
     def ack(self, tup: Tuple) -> None:
-        runtime = self._runtime
-        if self._acking:
-            pending = tup._ackval
-            if pending is None:
-                runtime.warn_once("acked or failed the same tuple twice; ignored")
-                return
-            ack = self._acks.ack
-            for spout_task, root, value in tup._roots:
-                ack(spout_task, root, value ^ pending)
-            tup._ackval = None
-        runtime.count_ack(tup)
+        pending = tup._ackval
+        if pending is None:
+            self._runtime.warn_once("acked or failed the same tuple twice; ignored")
+            return
+        tup._ackval = None
+        for spout_task, root, value in tup._roots:
+            acks = self._ack_maps.get(spout_task)
+            if acks is None:
+                acks = self._ack_maps[spout_task] = self._acks.acks_of(spout_task)
+            acks[root] = acks.get(root, 0) ^ value ^ pending
+        stats = tup._origin
+        if stats is not None:
+            stats.acked += 1
+            stats.process_s += _perf() - tup._received
 
     def fail(self, tup: Tuple) -> None:
-        runtime = self._runtime
-        if self._acking:
-            if tup._ackval is None:
-                runtime.warn_once("acked or failed the same tuple twice; ignored")
-                return
-            for spout_task, root, _ in tup._roots:
-                self._acks.fail(spout_task, root)
-            tup._ackval = None
-        runtime.count_fail(tup)
+        if tup._ackval is None:
+            self._runtime.warn_once("acked or failed the same tuple twice; ignored")
+            return
+        tup._ackval = None
+        for spout_task, root, _ in tup._roots:
+            self._acks.fail(spout_task, root)
+        self._fail_unreliable(tup)
+
+    @staticmethod
+    def _ack_unreliable(tup: Tuple) -> None:
+        """``ack`` with acking off: only counted."""
+        stats = tup._origin
+        if stats is not None:
+            stats.acked += 1
+            stats.process_s += _perf() - tup._received
+
+    @staticmethod
+    def _fail_unreliable(tup: Tuple) -> None:
+        """``fail`` with acking off: only counted."""
+        stats = tup._origin
+        if stats is not None:
+            stats.failed += 1
+            stats.process_s += _perf() - tup._received
 
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's resetTimeout)."""
@@ -256,10 +384,8 @@ class InstanceRuntime:
         self.immediate_acks: deque[tuple[Any, str]] = deque()
         self.acked: dict[str, int] = {}  # spouts: per stream
         self.failed: dict[str, int] = {}
-        self._bolt_acked: dict[tuple[str, str], int] = {}  # bolts: per (source, stream)
-        self._bolt_failed: dict[tuple[str, str], int] = {}
-        self._process_ms = 0.0  # bolts: total ms from receipt to ack or fail, and their count
-        self._processed = 0
+        self._inputs: dict[tuple[str, str], _InputStats] = {}  # bolts: per (source, stream)
+        self._published_outcomes: dict[tuple[str, str], int] = {}  # acked + failed, last publish
         self.timed_out = 0
         self._early_data: list[bytes] = []
         self._warnings: dict[str, int] = {}
@@ -279,20 +405,6 @@ class InstanceRuntime:
         self._dispatcher.register(stmgr_pb2.NewInstanceAssignmentMessage, self._on_assignment)
         self._dispatcher.register(tuple_pb2.SpoutAckBatch, self._on_tree_outcomes)
 
-    def count_ack(self, tup: Tuple) -> None:
-        """A bolt acked ``tup``: count it and its process latency."""
-        key = (tup.component, tup.stream)
-        self._bolt_acked[key] = self._bolt_acked.get(key, 0) + 1
-        self._process_ms += (time.perf_counter() - tup._received) * 1000.0
-        self._processed += 1
-
-    def count_fail(self, tup: Tuple) -> None:
-        """A bolt failed ``tup``: count it and its process latency."""
-        key = (tup.component, tup.stream)
-        self._bolt_failed[key] = self._bolt_failed.get(key, 0) + 1
-        self._process_ms += (time.perf_counter() - tup._received) * 1000.0
-        self._processed += 1
-
     def _spout_outcome(self, outcomes: dict[str, int], stream: str) -> None:
         outcomes[stream] = outcomes.get(stream, 0) + 1
 
@@ -305,13 +417,18 @@ class InstanceRuntime:
     def _on_tree_outcomes(self, message: tuple_pb2.SpoutAckBatch) -> None:
         spout = self.component
         in_flight = self.in_flight
-        for root in message.acked:
-            done = in_flight.complete(root)
-            if done is not None:
-                msg_id, stream, age = done
-                spout.ack(msg_id)
-                self._spout_outcome(self.acked, stream)
-                self.metrics.add_latency("__complete-latency-ms/" + stream, age * 1000.0, 1)
+        done = in_flight.complete(message.acked)
+        if done:
+            now = self._clock()
+            ack = spout.ack
+            for entry in done:
+                ack(entry[0])
+            streams = {entry[1] for entry in done}
+            for stream in streams:
+                mine = done if len(streams) == 1 else [e for e in done if e[1] == stream]
+                self.acked[stream] = self.acked.get(stream, 0) + len(mine)
+                total_ms = (now * len(mine) - sum(e[2] for e in mine)) * 1000.0
+                self.metrics.add_latency("__complete-latency-ms/" + stream, total_ms, len(mine))
         for root in message.failed:
             gone = in_flight.failed(root)
             if gone is not None:
@@ -394,7 +511,14 @@ class InstanceRuntime:
             self.context.prepare_custom_grouping,
             acking=self.acking,
         )
-        self.component._collector = _SpoutCollector(self) if self.is_spout else _BoltCollector(self)
+        collector = _SpoutCollector(self) if self.is_spout else _BoltCollector(self)
+        self.component._collector = collector
+        # Bind the collector's methods onto the user's object where its class keeps the base
+        # class's delegating ones: one Python call less per emit, ack and fail.
+        base = Spout if self.is_spout else Bolt
+        for name in ("emit",) if self.is_spout else ("emit", "ack", "fail"):
+            if getattr(type(self.component), name) is getattr(base, name):
+                setattr(self.component, name, getattr(collector, name))
         self.component.initialize(config, self.context)
 
     # --- main loops --------------------------------------------------------------------------
@@ -558,34 +682,47 @@ class InstanceRuntime:
         batch = tuple_pb2.TupleBatch.FromString(payload)
         rows = pickle.loads(batch.values)
         source, stream, task = batch.src_component, batch.stream, batch.src_task
+        key = (source, stream)
+        stats = self._inputs.get(key)
+        if stats is None:
+            stats = self._inputs[key] = _InputStats()
         process = self.component.process
-        start = time.perf_counter()
-        counts = batch.root_counts
-        if counts:
-            tasks = list(batch.root_tasks)
-            keys = list(batch.root_keys)
-            edges = list(batch.root_values)
-            j = 0
-            for values, n in zip(rows, counts, strict=True):
-                tup = Tuple(None, source, stream, task, values)
+        start = _perf()
+        # Tuples are built without __init__, with only the slots this acking mode reads.
+        if batch.roots:
+            for values, roots in zip(rows, pickle.loads(batch.roots), strict=True):
+                tup = _new(Tuple)
+                tup.id = None
+                tup.component = source
+                tup.stream = stream
+                tup.task = task
+                tup.values = values
+                tup._origin = stats
                 tup._received = start
-                if n == 1:
-                    tup._roots = ((tasks[j], keys[j], edges[j]),)
-                    j += 1
-                elif n:
-                    end = j + n
-                    tup._roots = tuple(zip(tasks[j:end], keys[j:end], edges[j:end], strict=True))
-                    j = end
+                tup._ackval = 0
+                tup._roots = roots
+                process(tup)
+        elif self.acking:
+            for values in rows:
+                tup = Tuple(None, source, stream, task, values)
+                tup._origin = stats
+                tup._received = start
                 process(tup)
         else:
             for values in rows:
-                tup = Tuple(None, source, stream, task, values)
+                tup = _new(Tuple)
+                tup.id = None
+                tup.component = source
+                tup.stream = stream
+                tup.task = task
+                tup.values = values
+                tup._origin = stats
                 tup._received = start
                 process(tup)
-        elapsed_ms = (time.perf_counter() - start) * 1000.0
-        key = f"{source}/{stream}"
-        self.metrics.counters["__execute-count/" + key] += len(rows)
-        self.metrics.add_latency("__execute-latency-ms/" + key, elapsed_ms, len(rows))
+        elapsed_ms = (_perf() - start) * 1000.0
+        key_name = f"{source}/{stream}"
+        self.metrics.counters["__execute-count/" + key_name] += len(rows)
+        self.metrics.add_latency("__execute-latency-ms/" + key_name, elapsed_ms, len(rows))
 
     def _tick(self, tick_s: float) -> None:
         self.component.process_tick(Tuple("__tick", TICK_COMPONENT, TICK_STREAM, -1, [tick_s]))
@@ -598,15 +735,17 @@ class InstanceRuntime:
             counters["__ack-count/" + stream] = count
         for stream, count in self.failed.items():
             counters["__fail-count/" + stream] = count
-        for (source, stream), count in self._bolt_acked.items():
-            counters[f"__ack-count/{source}/{stream}"] = count
-        for (source, stream), count in self._bolt_failed.items():
-            counters[f"__fail-count/{source}/{stream}"] = count
-        if self._processed:
-            self.metrics.add_latency(
-                "__process-latency-ms/default", self._process_ms, self._processed
-            )
-            self._process_ms, self._processed = 0.0, 0
+        for (source, stream), stats in self._inputs.items():
+            counters[f"__ack-count/{source}/{stream}"] = stats.acked
+            counters[f"__fail-count/{source}/{stream}"] = stats.failed
+            outcomes = stats.acked + stats.failed
+            new = outcomes - self._published_outcomes.get((source, stream), 0)
+            if new:
+                self.metrics.add_latency(
+                    f"__process-latency-ms/{source}/{stream}", stats.process_s * 1000.0, new
+                )
+                stats.process_s = 0.0
+                self._published_outcomes[(source, stream)] = outcomes
         if self.is_spout:
             counters["__timeout-count/default"] = self.timed_out
             counters["__pending-count/default"] = len(self.in_flight)

@@ -24,19 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cheron_core/proto/tuple.proto\x12\x0bheron.tuple\"\xfb\x01\n\nTupleBatch\x12\x10\n\x08src_task\x18\x01 \x01(\x05\x12\x11\n\tdest_task\x18\x02 \x01(\x05\x12\x0e\n\x06stream\x18\x03 \x01(\t\x12\x15\n\rsrc_component\x18\x04 \x01(\t\x12\r\n\x05\x63ount\x18\x05 \x01(\x05\x12+\n\nserializer\x18\x06 \x01(\x0e\x32\x17.heron.tuple.Serializer\x12\x0e\n\x06values\x18\x07 \x01(\x0c\x12\x13\n\x0broot_counts\x18\t \x03(\x05\x12\x12\n\nroot_tasks\x18\n \x03(\x05\x12\x11\n\troot_keys\x18\x0b \x03(\x06\x12\x13\n\x0broot_values\x18\x0c \x03(\x06J\x04\x08\x08\x10\t\"\x93\x01\n\x08\x41\x63kBatch\x12\x12\n\nspout_task\x18\x01 \x01(\x05\x12\x11\n\tinit_keys\x18\x02 \x03(\x06\x12\x13\n\x0binit_values\x18\x03 \x03(\x06\x12\x10\n\x08\x61\x63k_keys\x18\x04 \x03(\x06\x12\x12\n\nack_values\x18\x05 \x03(\x06\x12\x11\n\tfail_keys\x18\x06 \x03(\x06\x12\x12\n\nreset_keys\x18\x07 \x03(\x06\"Q\n\rSpoutAckBatch\x12\x12\n\nspout_task\x18\x01 \x01(\x05\x12\r\n\x05\x61\x63ked\x18\x02 \x03(\x06\x12\x0e\n\x06\x66\x61iled\x18\x03 \x03(\x06\x12\r\n\x05reset\x18\x04 \x03(\x06*K\n\nSerializer\x12\x1a\n\x16SERIALIZER_UNSPECIFIED\x10\x00\x12\n\n\x06PICKLE\x10\x01\x12\x08\n\x04JSON\x10\x02\x12\x0b\n\x07MSGPACK\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1cheron_core/proto/tuple.proto\x12\x0bheron.tuple\"\xb9\x01\n\nTupleBatch\x12\x10\n\x08src_task\x18\x01 \x01(\x05\x12\x11\n\tdest_task\x18\x02 \x01(\x05\x12\x0e\n\x06stream\x18\x03 \x01(\t\x12\x15\n\rsrc_component\x18\x04 \x01(\t\x12\r\n\x05\x63ount\x18\x05 \x01(\x05\x12+\n\nserializer\x18\x06 \x01(\x0e\x32\x17.heron.tuple.Serializer\x12\x0e\n\x06values\x18\x07 \x01(\x0c\x12\r\n\x05roots\x18\r \x01(\x0cJ\x04\x08\x08\x10\r\"\x93\x01\n\x08\x41\x63kBatch\x12\x12\n\nspout_task\x18\x01 \x01(\x05\x12\x11\n\tinit_keys\x18\x02 \x03(\x06\x12\x13\n\x0binit_values\x18\x03 \x03(\x06\x12\x10\n\x08\x61\x63k_keys\x18\x04 \x03(\x06\x12\x12\n\nack_values\x18\x05 \x03(\x06\x12\x11\n\tfail_keys\x18\x06 \x03(\x06\x12\x12\n\nreset_keys\x18\x07 \x03(\x06\"Q\n\rSpoutAckBatch\x12\x12\n\nspout_task\x18\x01 \x01(\x05\x12\r\n\x05\x61\x63ked\x18\x02 \x03(\x06\x12\x0e\n\x06\x66\x61iled\x18\x03 \x03(\x06\x12\r\n\x05reset\x18\x04 \x03(\x06*K\n\nSerializer\x12\x1a\n\x16SERIALIZER_UNSPECIFIED\x10\x00\x12\n\n\x06PICKLE\x10\x01\x12\x08\n\x04JSON\x10\x02\x12\x0b\n\x07MSGPACK\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron_core.proto.tuple_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SERIALIZER']._serialized_start=532
-  _globals['_SERIALIZER']._serialized_end=607
+  _globals['_SERIALIZER']._serialized_start=466
+  _globals['_SERIALIZER']._serialized_end=541
   _globals['_TUPLEBATCH']._serialized_start=46
-  _globals['_TUPLEBATCH']._serialized_end=297
-  _globals['_ACKBATCH']._serialized_start=300
-  _globals['_ACKBATCH']._serialized_end=447
-  _globals['_SPOUTACKBATCH']._serialized_start=449
-  _globals['_SPOUTACKBATCH']._serialized_end=530
+  _globals['_TUPLEBATCH']._serialized_end=231
+  _globals['_ACKBATCH']._serialized_start=234
+  _globals['_ACKBATCH']._serialized_end=381
+  _globals['_SPOUTACKBATCH']._serialized_start=383
+  _globals['_SPOUTACKBATCH']._serialized_end=464
 # @@protoc_insertion_point(module_scope)

@@ -3,8 +3,8 @@
 isort:skip_file
 The data plane. One message carries a batch of tuples for ONE destination task; the
 values are serialized once, by the emitting instance, as one blob for the whole batch,
-and no stream manager ever decodes them. Per-tuple acking data rides in packed arrays
-so that no protobuf object exists per tuple.
+and no stream manager ever decodes them. Per-tuple acking data rides in a second blob
+with the same serializer, so that no protobuf object exists per tuple.
 """
 
 from collections import abc as _abc
@@ -55,10 +55,7 @@ class TupleBatch(_message.Message):
     COUNT_FIELD_NUMBER: _builtins.int
     SERIALIZER_FIELD_NUMBER: _builtins.int
     VALUES_FIELD_NUMBER: _builtins.int
-    ROOT_COUNTS_FIELD_NUMBER: _builtins.int
-    ROOT_TASKS_FIELD_NUMBER: _builtins.int
-    ROOT_KEYS_FIELD_NUMBER: _builtins.int
-    ROOT_VALUES_FIELD_NUMBER: _builtins.int
+    ROOTS_FIELD_NUMBER: _builtins.int
     src_task: _builtins.int
     dest_task: _builtins.int
     stream: _builtins.str
@@ -68,20 +65,12 @@ class TupleBatch(_message.Message):
     serializer: Global___Serializer.ValueType
     values: _builtins.bytes
     """opaque: serialized list of `count` value lists"""
-    @_builtins.property
-    def root_counts(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """At-least-once only (all empty when acking is off). Tuple i's anchors are the next
-        root_counts[i] entries of root_tasks/root_keys/root_values: it belongs to the tree of
-        spout task root_tasks[j] rooted at root_keys[j], and root_values[j] is the XOR of the
-        random edge ids this copy of the tuple adds to that tree (Storm's anchorsToIds).
-        """
-
-    @_builtins.property
-    def root_tasks(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
-    @_builtins.property
-    def root_keys(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
-    @_builtins.property
-    def root_values(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    roots: _builtins.bytes
+    """At-least-once only (empty when acking is off): the serialized list, parallel to the
+    values, of each tuple's anchors: a tuple of (spout task, root key, edge) triples, one per
+    tree the tuple belongs to (none: an unanchored tuple), where edge is the XOR of the random
+    edge ids this copy of the tuple adds to that tree (Storm's anchorsToIds).
+    """
     def __init__(
         self,
         *,
@@ -92,14 +81,11 @@ class TupleBatch(_message.Message):
         count: _builtins.int = ...,
         serializer: Global___Serializer.ValueType = ...,
         values: _builtins.bytes = ...,
-        root_counts: _abc.Iterable[_builtins.int] | None = ...,
-        root_tasks: _abc.Iterable[_builtins.int] | None = ...,
-        root_keys: _abc.Iterable[_builtins.int] | None = ...,
-        root_values: _abc.Iterable[_builtins.int] | None = ...,
+        roots: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "dest_task", b"dest_task", "root_counts", b"root_counts", "root_keys", b"root_keys", "root_tasks", b"root_tasks", "root_values", b"root_values", "serializer", b"serializer", "src_component", b"src_component", "src_task", b"src_task", "stream", b"stream", "values", b"values"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "dest_task", b"dest_task", "roots", b"roots", "serializer", b"serializer", "src_component", b"src_component", "src_task", b"src_task", "stream", b"stream", "values", b"values"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -88,7 +88,7 @@ def test_random_failures_are_replayed_until_every_id_is_acked_once(
             "__fail-count/default",
             "__complete-latency-ms/default",
             "__ack-count/middle/default",  # the sink's acks, per source and stream
-            "__process-latency-ms/default",
+            "__process-latency-ms/middle/default",
             "__execute-latency-ms/middle/default",
         }
         run.wait_until(

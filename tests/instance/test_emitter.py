@@ -94,3 +94,13 @@ def test_bad_emits_name_topology_component_and_stream(kwargs: dict[str, Any], me
     with pytest.raises(UserCodeError, match=message) as info:
         emitter.emit(values, **kwargs)
     assert "topology 't', component 'src', task 1" in str(info.value)
+
+
+def test_simple_routes_expose_the_fields_memo_the_chooser_fills() -> None:
+    emitter, _ = make()
+    routes = emitter.simple_routes()
+    assert set(routes) == {"default"}  # "pairs" goes to all tasks; "d" is direct
+    words = routes["default"]
+    assert words.key_index == 0 and words.choose is not None and not words.silent
+    task = words.choose(["hello"])
+    assert words.cache == {"hello": task}  # the collector's fast path reads this memo first
