@@ -37,11 +37,20 @@ proto: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m grpc_tools.protoc -I . \
 		--python_out=. --mypy_out=quiet:. $(PROTOS)
 
-bench: install
-	$(BIN)/python bench/word_count.py --quick
+# The benchmark suite against the peers (bench/README.md): the quick set (under 5 minutes) and
+# everything. The first run also installs the `bench` extra (Bytewax, PySpark); `make test` never
+# does. BENCH_ARGS adds flags, e.g. `make bench BENCH_ARGS=--no-record`.
+BENCH_STAMP := $(VENV)/.bench-installed-stamp
 
-bench-full: install
-	$(BIN)/python bench/word_count.py
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[$(EXTRAS),bench]'
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python bench/run.py --quick $(BENCH_ARGS)
+
+bench-full: $(BENCH_STAMP)
+	$(BIN)/python bench/run.py $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info

@@ -1,5 +1,6 @@
-"""The benchmark's spout: a share of the seeded corpus, optionally reliable and rate-limited,
-recording the complete latency of every tree (shipped to instances as topology code)."""
+"""The benchmark's native components (shipped to the instances as topology code): the corpus
+spout, optionally reliable, rate-limited and recording complete latencies, and the identity
+bolt of the overhead case; and `record_start`, which every front end's spout calls."""
 
 from __future__ import annotations
 
@@ -11,27 +12,46 @@ from typing import Any
 
 from word_count import sentences
 
-from heron_core.api import Spout
+from heron_core.api import Bolt, Spout, Tuple
+
+
+def record_start(directory: str, task: int) -> None:
+    """Write the time (``time.time()``) of the spout task's first emit, which starts the
+    clock of a case, to ``<directory>/start-<task>``."""
+    path = Path(directory) / f"start-{task}"
+    partial = path.with_suffix(".partial")
+    partial.write_text(repr(time.time()))
+    os.replace(partial, path)  # readers never see half a file
 
 
 class CorpusSpout(Spout):
-    """Emits its share of ``sentences(total, seed)`` once. With ``reliable``, each sentence has
-    its index as message id; with ``rate`` (sentences/s for the whole component), emits are
-    paced. When every tree of a reliable spout completed, writes the complete latencies (s) to
+    """Emits its share of ``sentences(total, seed)`` once: one tuple per sentence, or with
+    ``words`` one tuple per word. With ``reliable``, each tuple has its index as message id;
+    with ``rate`` (tuples/s for the whole component), emits are paced. Calls `record_start`;
+    when every tree of a reliable spout completed, writes the complete latencies (s) to
     ``<directory>/latency-<task>.json``."""
 
     outputs = ["sentence"]
 
-    def __init__(self, total: int, reliable: bool, rate: float | None, directory: str) -> None:
+    def __init__(
+        self,
+        total: int,
+        reliable: bool,
+        rate: float | None,
+        directory: str,
+        words: bool = False,
+    ) -> None:
         self.total = total
         self.reliable = reliable
         self.rate = rate
         self.directory = directory
+        self.words = words
 
     def initialize(self, config: dict[str, Any], context: Any) -> None:
         tasks = context.get_component_tasks(context.get_component_id())
         index = tasks.index(context.get_task_id())
-        self.mine = sentences(self.total, 42)[index :: len(tasks)]
+        mine = sentences(self.total, 42)[index :: len(tasks)]
+        self.mine = [w for s in mine for w in s.split()] if self.words else mine
         self.task = context.get_task_id()
         self.interval = len(tasks) / self.rate if self.rate else 0.0
         self.position = 0
@@ -49,6 +69,8 @@ class CorpusSpout(Spout):
             self.next_at = max(self.next_at + self.interval, now - 0.05)
         i = self.position
         self.position += 1
+        if not i:
+            record_start(self.directory, self.task)
         if self.reliable:
             self.started[i] = now
             self.emit([self.mine[i]], tup_id=i)
@@ -65,3 +87,13 @@ class CorpusSpout(Spout):
             partial = path.with_suffix(".partial")
             partial.write_text(json.dumps(self.latencies))
             os.replace(partial, path)  # readers never see half a file
+
+
+class IdentityBolt(Bolt):
+    """Re-emits each input unchanged, anchored to it, then acks it."""
+
+    outputs = ["value"]
+
+    def process(self, tup: Tuple) -> None:
+        self.emit(tup.values, anchors=[tup])
+        self.ack(tup)

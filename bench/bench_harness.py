@@ -1,0 +1,213 @@
+"""Our cases: a topology on the real process model (`TopologyRun`: every task its own OS process,
+tuples through the stream managers), timed from its first emit to its last tuple executed."""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import shutil
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psutil
+from bench_components import CorpusSpout, IdentityBolt
+from bench_meters import CpuMeter, RssSampler
+from bench_report import ROOT, Result, WrongResult
+from bench_sparse import sparse_plan
+from bench_storm import storm_plan
+from word_count import WORDS_PER_SENTENCE, CountBolt, SplitBolt
+
+from heron_core.api import Grouping, TopologyBuilder
+from heron_core.plan import LogicalPlan
+from heron_core.testing.cluster import TopologyRun
+
+SHIPPED = (
+    "topologies/word_count.py",
+    "topologies/storm_word_count.py",
+    "bench/bench_components.py",
+    "bench/bench_storm.py",
+    "bench/bench_sparse.py",
+)
+"""The modules the instances import the components from (copied to the topology's code)."""
+
+TIMED = "first emit -> last tuple executed"
+METRICS_INTERVAL = 0.05
+"""heron.metrics.export.interval.sec of our cases: the resolution of their timing."""
+
+
+@dataclass(frozen=True)
+class TopologyCase:
+    """One topology run.
+
+    Attributes:
+        case: its id.
+        label: what it is, for the table.
+        frontend: the word count on the native API (``native``), the Storm facade
+            (``storm``), streamparse components in-process (``sparse``) or as multilang
+            subprocesses (``multilang``); or the identity topology (``identity``: the corpus's
+            words through two bolts).
+        acking: at-least-once with ``max_pending`` spout tuples in flight, else at-most-once.
+        containers: ``topology.stmgrs``.
+        sentences: the size of the corpus.
+        rate: with a native spout, pace it to this many tuples/s.
+    """
+
+    case: str
+    label: str
+    frontend: str
+    acking: bool
+    containers: int
+    sentences: int
+    rate: float | None = None
+
+
+def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
+    if case.frontend == "storm":
+        return storm_plan(case.sentences, case.acking, case.containers, max_pending, str(directory))
+    if case.frontend in ("sparse", "multilang"):
+        return sparse_plan(
+            case.sentences, case.acking, case.frontend == "multilang", str(directory)
+        )
+    identity = case.frontend == "identity"
+    spout = CorpusSpout(case.sentences, case.acking, case.rate, str(directory), words=identity)
+    b = TopologyBuilder(f"{case.frontend}-bench")
+    source = b.add_spout("sentence", spout)
+    if identity:
+        first = b.add_bolt("identity", IdentityBolt, inputs={source: Grouping.SHUFFLE})
+        b.add_bolt("count", IdentityBolt, inputs={first: Grouping.SHUFFLE})
+    else:
+        split = b.add_bolt("split", SplitBolt, inputs={source: Grouping.SHUFFLE})
+        b.add_bolt("count", CountBolt, inputs={split: Grouping.fields("word")})
+    return b.build()
+
+
+def _processes(run: TopologyRun) -> list[psutil.Process]:
+    """The topology's processes and their children (multilang subprocesses)."""
+    found = {p.pid: p for p in run.processes()}
+    for process in list(found.values()):
+        with contextlib.suppress(psutil.Error):
+            found.update((c.pid, c) for c in process.children(recursive=True))
+    return list(found.values())
+
+
+def _kind(process: psutil.Process) -> str:
+    argv = process.cmdline()
+    module = next((a for a in argv if a.startswith("heron_core.")), None)
+    if module is None:
+        parent = process.parent()
+        return f"subprocess of {_kind(parent)}" if parent else "?"
+    if module == "heron_core.instance" and "--component" in argv:
+        return f"instance:{argv[argv.index('--component') + 1]}"
+    return module.split(".")[1]
+
+
+def run_topology(case: TopologyCase, max_pending: int) -> Result:
+    """Run ``case`` to completion and measure it; every process it started is gone after.
+
+    The spout is ``sentence`` and the last bolt ``count`` in every front end; the run ends when
+    ``count`` executed every word (tuple), and with acking on when every tree completed too.
+
+    Raises:
+        WrongResult: ``count`` executed another number of tuples, or (acking on) the spout saw
+            another number of acks.
+        TimeoutError: no progress within generous deadlines (the message names the step).
+    """
+    work = Path(tempfile.mkdtemp(prefix="heron-bench-"))
+    code = work / "code"
+    code.mkdir()
+    for source in SHIPPED:
+        shutil.copy(ROOT / source, code)
+    items = case.sentences * WORDS_PER_SENTENCE
+    spout_tuples = items if case.frontend == "identity" else case.sentences
+    config = {
+        "heron.metrics.export.interval.sec": METRICS_INTERVAL,
+        "topology.reliability.mode": "ATLEAST_ONCE" if case.acking else "ATMOST_ONCE",
+        "topology.max.spout.pending": max_pending if case.acking else None,
+        "topology.message.timeout.secs": 120,
+    }
+    plan = _plan(case, max_pending, work)
+    try:
+        with TopologyRun(
+            plan,
+            heron_home=work / "home",
+            code_root=code,
+            containers=case.containers,
+            config=config,
+        ) as run:
+            processes = functools.partial(_processes, run)
+            sampler = RssSampler(processes, _kind)
+            sampler.start()
+            cpu = CpuMeter(processes)
+            try:
+                start = _started(run, work)
+                cpu.start()
+                wall = _finished(run, items) - start
+                cpu_s = cpu.stop()
+                if case.acking:
+                    run.wait_until(
+                        lambda: run.counter("sentence", "__ack-count") >= spout_tuples,
+                        "all trees acked",
+                        600,
+                    )
+            finally:
+                rss = sampler.result()
+            _check(run, case, items, spout_tuples)
+            latency = None
+            if case.acking and case.frontend in ("native", "identity"):  # a CorpusSpout
+                latency = _latency(work, spout_tuples)
+            unit = "tuples" if case.frontend == "identity" else "words"
+            return Result(case.case, case.label, items, wall, cpu_s, TIMED, unit, rss, latency)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _started(run: TopologyRun, directory: Path) -> float:
+    """The time (``time.time()`` s) of the spout's first emit (its `record_start` file)."""
+    run.wait_until(lambda: any(directory.glob("start-*")), "the first emit", 120)
+    return min(float(p.read_text()) for p in directory.glob("start-*"))
+
+
+def _finished(run: TopologyRun, items: int) -> float:
+    """The time (``time.time()`` s) of the first metrics ``count`` published with ``items``
+    tuples executed (polled twice per export interval; fails after 15 minutes)."""
+    deadline = time.monotonic() + 900
+    while True:
+        messages = [m for m in run.metrics() if m.publisher.component_name == "count"]
+        executed = sum(
+            int(float(d.value))
+            for m in messages
+            for d in m.metrics
+            if d.name.startswith("__execute-count")
+        )
+        if messages and executed >= items:
+            return max(m.timestamp for m in messages) / 1000
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{run.name}: 'count' executed {executed:,} of {items:,} tuples")
+        time.sleep(METRICS_INTERVAL / 2)
+
+
+def _check(run: TopologyRun, case: TopologyCase, items: int, spout_tuples: int) -> None:
+    executed = run.counter("count", "__execute-count")
+    acked = run.counter("sentence", "__ack-count") if case.acking else spout_tuples
+    if executed != items or acked != spout_tuples:
+        raise WrongResult(
+            f"{case.label}: 'count' executed {executed:,} tuples (expected {items:,}), the "
+            f"spout saw {acked:,} acks (expected {spout_tuples:,})"
+        )
+
+
+def _latency(directory: Path, trees: int) -> tuple[float, float]:
+    """p50 and p99 (ms) of the complete latencies the spouts wrote to ``directory``."""
+    deadline = time.monotonic() + 60
+    while not any(directory.glob("latency-*.json")):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no latency file in {directory} within 60 s of the last ack")
+        time.sleep(0.1)
+    values = sorted(v for p in directory.glob("latency-*.json") for v in json.loads(p.read_text()))
+    if len(values) != trees:
+        raise WrongResult(f"{len(values):,} complete latencies recorded, expected {trees:,}")
+    return statistics.median(values) * 1000, values[int(0.99 * (len(values) - 1))] * 1000

@@ -1,0 +1,221 @@
+"""The benchmark suite: our engine against a plain Python loop, Bytewax and PySpark, on one
+seeded corpus (sentences of 10 words, vocabulary 10,000, seed 42; topologies/word_count.py).
+
+Prints each case as it finishes, then a table and the ratios, and appends a dated entry with the
+machine facts to bench/RESULTS.md. `make bench` runs the quick set, `make bench-full` all cases;
+bench/README.md says what each case measures.
+
+    .venv/bin/python bench/run.py [--quick] [--no-record] [--only CASE...] [--max-pending N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "topologies"), str(ROOT / "bench")]
+
+from bench_harness import TopologyCase, run_topology  # noqa: E402
+from bench_peers import PEERS, run_peers  # noqa: E402
+from bench_report import Result, load, machine, ratios, record, table  # noqa: E402
+from word_count import WORDS_PER_SENTENCE, sentences  # noqa: E402
+
+FRONTENDS = {
+    "native": "native API",
+    "storm": "Storm facade (BaseRichSpout, BaseBasicBolt)",
+    "sparse": "streamparse components in-process",
+    "multilang": "streamparse components as multilang subprocesses",
+}
+MULTILANG_SHARE = 20
+"""The multilang cases run on 1/20 of the corpus (they are about 100x slower)."""
+LATENCY_LOADS = (25, 50, 90)
+"""Percentages of the peak rate (of native-on-1) the latency cases pace the spout at."""
+WORD_COUNT = [f"{f}-{a}-{c}" for f in FRONTENDS for c in (1, 2) for a in ("off", "on")]
+ALL = [
+    "loop",
+    "bytewax",
+    *WORD_COUNT[:2],
+    *(f"latency-{p}" for p in LATENCY_LOADS),
+    *WORD_COUNT[2:],
+    "identity-off",
+    "identity-on",
+    "spark-rdd",
+    "spark-ss",
+]
+QUICK = [
+    "loop",
+    "bytewax",
+    "native-off-1",
+    "native-on-1",
+    "latency-50",
+    "storm-off-1",
+    "sparse-off-1",
+    "identity-on",
+    "spark-rdd",
+    "spark-ss",
+]
+
+
+def topology_case(case: str, total: int, peak: Result | None) -> TopologyCase:
+    """The topology run of case id ``case`` on ``total`` sentences (``peak``: the result of
+    native-on-1, for the latency cases)."""
+    kind, _, rest = case.partition("-")
+    if kind == "latency":
+        assert peak is not None  # selection() puts native-on-1 before every latency case
+        rate = peak.rate * int(rest) / 100 / WORDS_PER_SENTENCE
+        label = (
+            f"native API, acking on, 1 container, paced at {rest}% of peak "
+            f"({rate * WORDS_PER_SENTENCE:,.0f} words/s)"
+        )
+        return TopologyCase(case, label, "native", True, 1, total // 4, rate)
+    if kind == "identity":
+        label = f"identity spout -> bolt -> bolt (the words as tuples), acking {rest}, 1 container"
+        return TopologyCase(case, label, "identity", rest == "on", 1, total)
+    acking, containers = rest.split("-")
+    label = f"{FRONTENDS[kind]}, acking {acking}, {containers} container"
+    label += "s" if containers != "1" else ""
+    if kind == "multilang":
+        total //= MULTILANG_SHARE
+        label += f" (1/{MULTILANG_SHARE} of the corpus)"
+    return TopologyCase(case, label, kind, acking == "on", int(containers), total)
+
+
+def selection(patterns: list[str] | None, quick: bool) -> list[str]:
+    """The case ids to run, in the suite's order: ``patterns`` (shell-style) matched against
+    every case, else the quick set or every case; native-on-1 is added before latency cases."""
+    if not patterns:
+        return list(QUICK if quick else ALL)
+    for pattern in patterns:
+        if not fnmatch.filter(ALL, pattern):
+            raise SystemExit(f"--only {pattern!r} matches no case; the cases: {' '.join(ALL)}")
+    chosen = {c for c in ALL if any(fnmatch.fnmatch(c, p) for p in patterns)}
+    if any(c.startswith("latency-") for c in chosen):
+        chosen.add("native-on-1")
+    return [c for c in ALL if c in chosen]
+
+
+def run(cases: list[str], total: int, max_pending: int) -> list[Result]:
+    """Run ``cases`` in order, printing each as it finishes."""
+    began = time.monotonic()
+    expected = Counter(w for s in sentences(total, 42) for w in s.split())
+    results: list[Result] = []
+
+    def done(result: Result) -> None:
+        results.append(result)
+        print(
+            f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
+            f"{result.unit}/s in {result.wall_s:.2f} s",
+            flush=True,
+        )
+
+    spark = [c for c in cases if c.startswith("spark-")]
+    for case in cases:
+        if case in PEERS:
+            if case not in spark[1:]:  # the Spark cases share one JVM
+                for result in run_peers(spark if case in spark else [case], total, expected):
+                    done(result)
+            continue
+        peak = next((r for r in results if r.case == "native-on-1"), None)
+        done(run_topology(topology_case(case, total, peak), max_pending))
+    return results
+
+
+def report(results: list[Result]) -> str:
+    """The table (Bytewax: its best configuration), the ratios and the Bytewax configurations."""
+    bytewax = sorted((r for r in results if r.case == "bytewax"), key=lambda r: -r.rate)
+    shown = [r for r in results if r.case != "bytewax" or r is bytewax[0]]
+    by_case = {r.case: r for r in shown}
+    ours = by_case.get("native-off-1")
+    pairs = []
+    if ours:
+        for case, name in (
+            ("loop", "plain loop"),
+            ("bytewax", "Bytewax (best configuration)"),
+            ("spark-rdd", "PySpark RDD"),
+            ("spark-ss", "PySpark Structured Streaming"),
+        ):
+            if case in by_case:
+                pairs.append(
+                    (f"ours (native, acking off, 1 container) / {name}", ours, by_case[case])
+                )
+    for frontend in ("storm", "sparse", "multilang"):
+        for case in WORD_COUNT:
+            other = by_case.get(case.replace("native", frontend))
+            if case.startswith("native-") and other and case in by_case:
+                pairs.append((f"{other.case} / {case}", other, by_case[case]))
+    text = table(shown, by_case.get("loop"))
+    if pairs:
+        text += "\n\nRatios of rates, all measured in this run:\n\n" + ratios(pairs)
+    if bytewax:
+        tried = "; ".join(f"{r.label.partition(': ')[2]}: {r.rate:,.0f} words/s" for r in bytewax)
+        text += f"\n\nBytewax configurations tried (best first): {tried}."
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        prog="bench/run.py",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"cases: {' '.join(ALL)}\nquick set: {' '.join(QUICK)}",
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the quick set (under 5 minutes on 2 cores) on 100,000 sentences (`make bench`)",
+    )
+    parser.add_argument(
+        "--sentences",
+        type=int,
+        metavar="N",
+        help="corpus size in sentences (default 200,000; 100,000 with --quick)",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="CASE",
+        help="run only these cases, chosen among all cases (shell-style patterns such as "
+        "'native-*'); a latency case also runs native-on-1, whose rate it paces at",
+    )
+    parser.add_argument(
+        "--max-pending",
+        type=int,
+        default=20_000,
+        metavar="N",
+        help="topology.max.spout.pending of the acking-on cases (default 20,000)",
+    )
+    parser.add_argument(
+        "--no-record", action="store_true", help="print only; do not append to bench/RESULTS.md"
+    )
+    parser.add_argument("--list", action="store_true", help="print the selected cases and exit")
+    args = parser.parse_args()
+    cases = selection(args.only, args.quick)
+    if args.list:
+        print("\n".join(cases))
+        return
+    total = args.sentences or (100_000 if args.quick else 200_000)
+    load_before = load()
+    began = time.monotonic()
+    print(f"{len(cases)} cases on {total:,} sentences: {' '.join(cases)}", flush=True)
+    text = report(run(cases, total, args.max_pending))
+    minutes, seconds = divmod(round(time.monotonic() - began), 60)
+    body = (
+        f"Machine: {machine()}. Load average {load_before} before, {load()} after. "
+        f"Corpus: {total:,} sentences x 10 words, vocabulary 10,000, seed 42 (multilang cases: "
+        f"1/{MULTILANG_SHARE} of it). Our cases: parallelism 1 per component, one process per "
+        f"task; acking on = max spout pending {args.max_pending:,}. "
+        f"Suite wall time {minutes} min {seconds} s.\n\n{text}"
+    )
+    print(f"\n{body}")
+    if not args.no_record:
+        kind = "quick" if args.quick and not args.only else "full" if not args.only else "subset"
+        print(f"recorded in {record(f'bench ({kind})', body)}")
+
+
+if __name__ == "__main__":
+    main()
