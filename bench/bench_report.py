@@ -118,7 +118,8 @@ def table(results: Sequence[Result], baseline: Result | None) -> str:
     """The markdown table of ``results``; "vs plain loop" divides by ``baseline``'s rate."""
     lines = [
         "| case | items | wall s | items/s | vs plain loop | CPU µs/item | "
-        "complete latency p50 / p99 ms | peak RSS MB (per kind; all processes) | timed |",
+        "complete latency p50 / p99 ms (after warm-up) | "
+        "peak RSS MB (per kind; all processes) | timed |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|",
     ]
     for r in results:
