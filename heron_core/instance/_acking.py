@@ -14,7 +14,6 @@ Tuple trees are tracked by the stream manager of each spout task's container (XO
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 from itertools import repeat
 from typing import Any
@@ -104,7 +103,8 @@ class InFlight:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
-        self._roots: OrderedDict[int, tuple[Any, str, float]] = OrderedDict()
+        # insertion-ordered: oldest first (reset re-inserts at the end)
+        self._roots: dict[int, tuple[Any, str, float]] = {}
 
     def __len__(self) -> int:
         return len(self._roots)
@@ -132,10 +132,12 @@ class InFlight:
         """Remove and yield (message id, stream) of trees older than ``timeout_s``, oldest
         first."""
         cutoff = self._clock() - timeout_s
-        roots = self._roots
-        while roots:
-            root, (msg_id, stream, start) = next(iter(roots.items()))
-            if start > cutoff:
-                return
-            del roots[root]
-            yield msg_id, stream
+        old = []
+        for root, entry in self._roots.items():  # one pass: the oldest come first
+            if entry[2] > cutoff:
+                break
+            old.append(root)
+        for root in old:
+            left = self._roots.pop(root, None)
+            if left is not None:
+                yield left[0], left[1]

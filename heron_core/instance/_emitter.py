@@ -1,13 +1,16 @@
 """Outgoing tuples: route each emit, buffer per (stream, destination task), send in batches.
 
 Per tuple the emitter does the least it can: one dict lookup for the stream, one length check,
-one chooser call per consuming bolt and a list append. Serialization (one pickle of the whole
-batch) and the protobuf envelope happen once per batch. With acking on, each copy of a tuple also
-carries its anchors (spout task, root key, edge value) in packed arrays of the batch.
+one chooser call per consuming bolt and a list append (the collectors' fast paths do the same
+inline, see :meth:`Emitter.simple_routes`). Serialization and the protobuf envelope happen once
+per batch: one ``marshal`` of the whole batch, or ``pickle`` once a value of the stream is not of
+a core type. With acking on, each copy of a tuple also carries its anchors (spout task, root key,
+edge value), marshaled as a second list of the batch.
 """
 
 from __future__ import annotations
 
+import marshal
 import pickle
 import random
 from collections.abc import Callable, Sequence
@@ -25,6 +28,7 @@ RootsFor = Callable[[int], Anchors]
 """Given a destination task, the anchors of the copy of a tuple sent there."""
 
 _PICKLE = tuple_pb2.PICKLE
+_MARSHAL = tuple_pb2.MARSHAL
 
 
 class _Route:
@@ -41,6 +45,7 @@ class _Route:
         "emitted",
         "fields",
         "key_index",
+        "marshal",
         "multi",
         "silent",
         "single",
@@ -64,6 +69,7 @@ class _Route:
         self.choose: Callable[[Sequence[Any]], int] | None = None  # the only chooser, if one
         self.key_index = -1  # its fields-grouping field index, when it memoizes in `cache`
         self.cache: dict[Any, int] = {}
+        self.marshal = True  # values are marshaled until a batch holds something marshal refuses
 
 
 class Emitter:
@@ -253,17 +259,25 @@ class Emitter:
         """Send ``route``'s buffer for ``task`` as one batch."""
         buffer = route.buffers[task]
         route.buffers[task] = []
+        serializer, values = _PICKLE, b""
+        if route.marshal:
+            try:
+                serializer, values = _MARSHAL, marshal.dumps(buffer)
+            except ValueError:  # a value of another type (or a subclass): pickle from now on
+                route.marshal = False
+        if serializer == _PICKLE:
+            values = pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         batch = tuple_pb2.TupleBatch(
             src_task=self._task_id,
             dest_task=task,
             stream=route.stream,
             src_component=self._component,
             count=len(buffer),
-            serializer=_PICKLE,
-            values=pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL),
+            serializer=serializer,
+            values=values,
         )
         if self.acking:
-            batch.roots = pickle.dumps(route.anchors[task], protocol=pickle.HIGHEST_PROTOCOL)
+            batch.roots = marshal.dumps(route.anchors[task])
             route.anchors[task] = []
         self._client.send_data(task, batch.SerializeToString())
 

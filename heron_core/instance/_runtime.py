@@ -11,6 +11,7 @@ executor restarts it.
 from __future__ import annotations
 
 import logging
+import marshal
 import math
 import pickle
 import random
@@ -67,6 +68,7 @@ class InstanceArgs:
 _bits = random.getrandbits
 _perf = time.perf_counter
 _new = object.__new__
+_MARSHAL = tuple_pb2.MARSHAL
 """Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 
 
@@ -680,7 +682,10 @@ class InstanceRuntime:
 
     def _on_data(self, payload: bytes) -> None:
         batch = tuple_pb2.TupleBatch.FromString(payload)
-        rows = pickle.loads(batch.values)
+        if batch.serializer == _MARSHAL:
+            rows = marshal.loads(batch.values)
+        else:
+            rows = pickle.loads(batch.values)
         source, stream, task = batch.src_component, batch.stream, batch.src_task
         key = (source, stream)
         stats = self._inputs.get(key)
@@ -690,7 +695,7 @@ class InstanceRuntime:
         start = _perf()
         # Tuples are built without __init__, with only the slots this acking mode reads.
         if batch.roots:
-            for values, roots in zip(rows, pickle.loads(batch.roots), strict=True):
+            for values, roots in zip(rows, marshal.loads(batch.roots), strict=True):
                 tup = _new(Tuple)
                 tup.id = None
                 tup.component = source

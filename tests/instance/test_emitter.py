@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import marshal
 import pickle
+from collections import namedtuple
 from typing import Any
 
 import pytest
@@ -66,7 +68,8 @@ def test_batches_are_sent_when_full_and_on_flush() -> None:
     assert [b.count for _, b in client.sent] == [3, 3, 1]
     task, batch = client.sent[0]
     assert batch.dest_task == task and batch.src_task == 1 and batch.stream == "default"
-    assert pickle.loads(batch.values) == [["same"]] * 3
+    assert batch.serializer == tuple_pb2.MARSHAL
+    assert marshal.loads(batch.values) == [["same"]] * 3
     assert emitter.emit_counts()["default"] == 7 and emitter.emitted == 7
 
 
@@ -104,3 +107,20 @@ def test_simple_routes_expose_the_fields_memo_the_chooser_fills() -> None:
     assert words.key_index == 0 and words.choose is not None and not words.silent
     task = words.choose(["hello"])
     assert words.cache == {"hello": task}  # the collector's fast path reads this memo first
+
+
+Pair = namedtuple("Pair", "a b")
+
+
+def test_a_value_marshal_refuses_switches_the_stream_to_pickle_for_good() -> None:
+    emitter, client = make(batch_max=2)
+    emitter.emit(["a", (1, 2.5, None, b"x", {"k": [True]})], stream="pairs")
+    emitter.emit(["b", Pair(1, 2)], stream="pairs")  # a tuple subclass: marshal would lose it
+    emitter.emit(["c", 3], stream="pairs")
+    emitter.flush()
+    first, second = (batch for _, batch in client.sent)
+    assert first.serializer == tuple_pb2.PICKLE and second.serializer == tuple_pb2.PICKLE
+    rows = pickle.loads(first.values)
+    assert rows == [["a", (1, 2.5, None, b"x", {"k": [True]})], ["b", Pair(1, 2)]]
+    assert type(rows[1][1]) is Pair
+    assert pickle.loads(second.values) == [["c", 3]]
