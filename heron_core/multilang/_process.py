@@ -19,6 +19,7 @@ import itertools
 import logging
 import os
 import queue
+import re
 import shlex
 import shutil
 import signal
@@ -35,6 +36,10 @@ from heron_core.errors import UserCodeError
 from heron_core.multilang._serializers import Stray, serializer
 
 __all__ = ["IdleFailureHandler", "ShellProcess", "raise_in_main_thread"]
+
+_PYSTORM_RAISED = re.compile(r"Python \w+ raised\b")
+"""The start of the ``error`` message of pystorm's ``raise_exception``, which sends a ``sync``
+right after it ("sync up right away"): in a bolt that sync answers no heartbeat."""
 
 log = logging.getLogger(__name__)
 
@@ -349,6 +354,7 @@ class ShellProcess:
         fd = proc.stdout.fileno()
         decode = self._serializer.decode
         put = self._messages.put
+        after_pystorm_error = False
         while True:
             try:
                 data = os.read(fd, _READ_CHUNK)
@@ -368,6 +374,16 @@ class ShellProcess:
                     self._stray(item.text)
                     continue
                 self.last_heard = time.monotonic()
+                if self._heartbeating:
+                    # Heartbeat answers are counted, so a sync that answers none must not be:
+                    # drop the one pystorm sends right after reporting an exception.
+                    command = item.get("command")
+                    if after_pystorm_error and command == "sync":
+                        after_pystorm_error = False
+                        continue
+                    after_pystorm_error = command == "error" and bool(
+                        _PYSTORM_RAISED.match(str(item.get("msg", "")))
+                    )
                 if self._heartbeating and item.get("command") == "sync":
                     with self._state:
                         self._synced += 1

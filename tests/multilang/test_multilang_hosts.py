@@ -280,6 +280,28 @@ def test_pystorm_bolt_over_msgpack(idle: IdleFailures) -> None:
     assert recorder.acked == ["t0", "t1", "t2"]
 
 
+def test_each_input_is_settled_when_execute_returns_even_after_pystorm_errors(
+    idle: IdleFailures,
+) -> None:
+    # pystorm's raise_exception sends a sync that answers no heartbeat; counted, it made later
+    # calls return before their input's ack had been read (the last acks then waited for the
+    # next input, or the message timeout).
+    host: ShellBoltHost[Any] = ShellBoltHost(
+        script("pystorm_components.py", "OddFailBolt"), on_idle_failure=idle
+    )
+    recorder = BoltRecorder()
+    host.start({}, FakeContext(), recorder)
+    try:
+        for n in range(8):
+            host.execute(f"t{n}", "numbers", "default", 1, [n])
+            settled = recorder.acked if n % 2 == 0 else recorder.failed
+            assert settled[-1:] == [f"t{n}"], (n, recorder.acked, recorder.failed)
+    finally:
+        host.close()
+    assert recorder.acked == [f"t{n}" for n in range(0, 8, 2)]
+    assert recorder.failed == [f"t{n}" for n in range(1, 8, 2)]
+
+
 def test_environment_and_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, idle: IdleFailures
 ) -> None:

@@ -75,6 +75,18 @@ class EchoBolt(pystorm.Bolt):
         self.emit([tup.values[0], tup.values[0] ** 2])
 
 
+class OddFailBolt(pystorm.Bolt):
+    """Raises on odd numbers without exiting (pystorm then reports the error, sends an extra
+    sync and auto-fails the input); emits and auto-acks even ones."""
+
+    exit_on_exception = False
+
+    def process(self, tup):
+        if tup.values[0] % 2:
+            raise ValueError(f"odd {tup.values[0]}")
+        self.emit([tup.values[0], 0])
+
+
 if __name__ == "__main__":
     serializer = sys.argv[2] if len(sys.argv) > 2 else "json"
     globals()[sys.argv[1]](serializer=serializer).run()
