@@ -235,9 +235,9 @@ class Emitter:
         self.emitted += 1
         return chosen if need_task_ids else None
 
-    def put(self, route: _Route, values: Sequence[Any], anchors: Anchors) -> None:
+    def put(self, route: _Route, values: Sequence[Any], anchors: Anchors) -> int:
         """Emit checked ``values`` with ``anchors`` on a non-silent route of
-        :meth:`simple_routes` (what a collector's fast path does inline)."""
+        :meth:`simple_routes` (what a collector's fast path does inline); the task chosen."""
         index = route.key_index
         if index < 0:
             task = route.choose(values)  # type: ignore[misc]
@@ -254,6 +254,7 @@ class Emitter:
             self.flush_one(route, task)
         route.emitted += 1
         self.emitted += 1
+        return task
 
     def flush_one(self, route: _Route, task: int) -> None:
         """Send ``route``'s buffer for ``task`` as one batch."""
