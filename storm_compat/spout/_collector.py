@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, SpoutCollector
+from storm_compat.tuple import Values
 
 __all__ = ["SpoutOutputCollector"]
 
@@ -18,18 +19,20 @@ log = logging.getLogger("storm_compat.spout")
 
 
 def _parse(method: str, args: Sequence[Any], where: str) -> tuple[str, Sequence[Any], Any]:
-    """``(stream, values, message id)`` from ``[streamId,] values[, messageId]``."""
-    if len(args) == 1:
-        return DEFAULT_STREAM, args[0], None
-    if len(args) == 2:
-        if isinstance(args[0], str):
-            return args[0], args[1], None
-        return DEFAULT_STREAM, args[0], args[1]
-    if len(args) == 3 and isinstance(args[0], str):
-        return args[0], args[1], args[2]
-    raise TypeError(
-        f"{where}: {method}([streamId,] values[, messageId]) got {len(args)} arguments: {args!r}"
-    )
+    """``(stream, values, message id)`` from ``[streamId,] values[, messageId]`` (``Values``
+    become plain lists: the kernel's fast path takes those)."""
+    count = len(args)
+    if count == 1 or (count == 2 and not isinstance(args[0], str)):
+        stream, values, message_id = DEFAULT_STREAM, args[0], args[1] if count == 2 else None
+    elif count in (2, 3):
+        stream, values, message_id = args[0], args[1], args[2] if count == 3 else None
+    else:
+        raise TypeError(
+            f"{where}: {method}([streamId,] values[, messageId]) got {count} arguments: {args!r}"
+        )
+    if type(values) is Values:
+        values = list(values)
+    return stream, values, message_id
 
 
 class SpoutOutputCollector:
@@ -61,6 +64,13 @@ class SpoutOutputCollector:
 
     def emit(self, *args: Any) -> list[int]:
         """``emit([streamId,] values[, messageId])``: the ids of the receiving tasks."""
+        count = len(args)
+        if (count == 1 or (count == 2 and not isinstance(args[0], str))) and not self._debug:
+            values = args[0]  # emit(values[, messageId]), straight to the kernel's collector
+            if type(values) is Values:
+                values = list(values)
+            message_id = args[1] if count == 2 else None
+            return self._collector.emit(values, message_id, DEFAULT_STREAM, None, True) or []
         stream, values, message_id = _parse("emit", args, self._where)
         if self._debug:
             log.info("%s: Emitting: %s %r %r", self._where, stream, values, message_id)

@@ -10,6 +10,14 @@ user's class, which turns it into a call on the native collector. So auto-ack, a
 auto-fail, ``process_tick``, ``BatchingBolt`` and ``ReliableSpout`` behave exactly as pystorm
 wrote them, without any JSON.
 
+The per-tuple path is kept short where the user's class keeps pystorm's own code: a bolt whose
+class keeps ``Bolt._run`` and ``read_tuple`` gets each input through an inlined copy of them
+(namedtuple values and the pystorm ``Tuple`` built with ``tuple.__new__``, auto-ack straight to
+the native collector); pystorm's ``emit``, ``ack`` and ``fail`` are replaced on the instance by
+direct calls on the native collector (no message dict, no id round trip); a spout that keeps
+``Spout._run`` gets each command as a direct call of the method ``_run`` would dispatch to.
+A class that overrides any of those gets pystorm's full message path for it.
+
 Differences from a pystorm subprocess (deliberate):
 - ``TicklessBatchingBolt``: its timer thread only marks batches due; they are processed on the
   instance thread at the next tuple or tick (the streamparse loader gives such bolts tick tuples
@@ -18,6 +26,8 @@ Differences from a pystorm subprocess (deliberate):
 - ``log`` and ``error`` go to the instance log; ``report_metric`` values are registered with the
   task's context as metrics named after the call.
 - An unknown or repeated ack/fail id is ignored with a warning (Storm kills the ShellBolt).
+- With acking off, emits are not auto-anchored (the kernel ignores anchors then), so anchoring
+  to an input already acked draws no warning.
 """
 
 from __future__ import annotations
@@ -27,12 +37,12 @@ import contextlib
 import io
 import logging
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import count
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from pathlib import Path
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 
 import pystorm
 from pystorm.bolt import TicklessBatchingBolt
@@ -41,6 +51,7 @@ from heron_core.api import Bolt, Grouping, Spout
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
+from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
@@ -146,6 +157,21 @@ class _ShellMetric:
     def get_value_and_reset(self) -> Any:
         value, self.value = self.value, None
         return value
+
+
+class _Input:
+    """The input of the running ``process`` call, until it is acked or failed or the call
+    returns (then it is kept in the driver's ``_pending`` by id). A slotted object: this
+    state changes several times per tuple, and slot stores cost a fraction of stores into
+    the driver's ``__dict__``."""
+
+    __slots__ = ("anchors", "id", "native", "received")
+
+    def __init__(self) -> None:
+        self.native: NativeTuple | None = None
+        self.id: str | None = None  # None: no input, or settled already
+        self.received: list[Any] | None = None  # the component's _current_tups for it
+        self.anchors: list[NativeTuple] = []  # [native] (with acking on only)
 
 
 class _SinkSerializer:
@@ -268,10 +294,9 @@ class _Driver(abc.ABC):
         self._message: Any = None
         self._pending: dict[Any, NativeTuple | None] = {}
         # the input of the running process() call, not in _pending until it outlives the call
-        self._current: NativeTuple | None = None
-        self._current_id: str | None = None
-        self._current_list: list[Any] | None = None
-        self._ids = count(1)
+        self._now = _Input()
+        # Storm's tuple ids are decimal strings (int.__repr__ makes them twice as fast as str)
+        self._next_id = map(int.__repr__, count(1)).__next__
         self._due = False
         self._metrics: dict[str, _ShellMetric] = {}
         self._warned: dict[str, int] = {}
@@ -393,11 +418,12 @@ class _Driver(abc.ABC):
         if not anchors:
             return []
         pending = self._pending
-        current = self._current_id
+        now = self._now
+        current = now.id
         natives: list[NativeTuple] = []
         for anchor in (anchors,) if isinstance(anchors, _ONE_ANCHOR) else anchors:
             key = anchor.id if isinstance(anchor, _PTuple) else anchor
-            native = self._current if current and key == current else pending.get(key, _GONE)
+            native = now.native if current and key == current else pending.get(key, _GONE)
             if isinstance(native, NativeTuple):
                 natives.append(native)
             elif native is _GONE:
@@ -455,16 +481,11 @@ class _Driver(abc.ABC):
         """Forget the input ``tup`` (a Tuple or an id): its native tuple, None for a tick,
         `_GONE` when unknown."""
         key = tup.id if isinstance(tup, _PTuple) else tup
-        if key is not None and key == self._current_id:
-            self._current_id = None
-            return self._current
+        now = self._now
+        if key is not None and key == now.id:
+            now.id = None
+            return now.native
         return self._pending.pop(key, _GONE)
-
-    def _keep_current(self) -> None:
-        """The input being processed was not acked or failed: remember it by id."""
-        if self._current_id is not None:
-            self._pending[self._current_id] = self._current
-            self._current_id = None
 
     def _metric(self, name: str, value: Any) -> None:
         metric = self._metrics.get(name)
@@ -483,7 +504,8 @@ class PystormSpoutAdapter(_Driver, Spout):
     """Runs a pystorm ``Spout`` (e.g. ``streamparse.Spout``, ``ReliableSpout``) in-process.
 
     Each ``next_tuple``, ``ack``, ``fail``, ``activate`` and ``deactivate`` of the instance is
-    one pystorm command, handled by pystorm's own loop body.
+    one pystorm command, handled by pystorm's own loop body; where the class keeps pystorm's
+    ``Spout._run``, by a direct call of the method that loop body would dispatch to.
 
     >>> PystormSpoutAdapter("spouts.words.WordSpout", ["word_spout", "count_bolt"])
     PystormSpoutAdapter('spouts.words.WordSpout')
@@ -497,7 +519,6 @@ class PystormSpoutAdapter(_Driver, Spout):
 
     def _shortcut(self, component: Any) -> None:
         cls = type(component)
-        self._plain = cls._run is pystorm.Spout._run
         if cls.emit is pystorm.Spout.emit:
             out_emit = self._out.emit
 
@@ -508,21 +529,31 @@ class PystormSpoutAdapter(_Driver, Spout):
                 direct_task: int | None = None,
                 need_task_ids: bool = False,
             ) -> list[int] | None:
-                if not isinstance(tup, list | tuple):
+                if type(tup) is not list and not isinstance(tup, list | tuple):
                     _not_a_tuple(tup)
                 ids = out_emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
                 return ids if need_task_ids else None
 
             component.emit = emit
+        if cls._run is pystorm.Spout._run:  # its loop body only dispatches (then syncs)
+            for name in ("next_tuple", "ack", "fail", "activate", "deactivate"):
+                setattr(self, name, self._direct_call(component, name))
+
+    def _direct_call(self, component: Any, name: str) -> Callable[..., None]:
+        """What pystorm's ``Spout._run`` does for the command ``name``: call the method of
+        that name; an exception goes where ``run()`` sends it."""
+        failed = self._failed
+
+        def call(*args: Any) -> None:
+            try:
+                getattr(component, name)(*args)
+            except Exception as exc:
+                failed(exc)
+
+        return call
 
     def next_tuple(self) -> None:
-        if self._plain:
-            try:
-                self.component.next_tuple()
-            except Exception as exc:
-                self._failed(exc)
-        else:
-            self._drive(_NEXT)
+        self._drive(_NEXT)
 
     def ack(self, tup_id: Any) -> None:
         self._drive({"command": "ack", "id": tup_id})
@@ -543,6 +574,8 @@ class PystormBoltAdapter(_Driver, Bolt):
 
     Each input tuple gets a string id, as under Storm, mapped to the native tuple until the
     component acks or fails it; values are pystorm's namedtuples of the source stream's fields.
+    With acking off (``topology.reliability.mode`` ATMOST_ONCE or no ackers) auto-anchoring is
+    skipped: the kernel ignores anchors then.
 
     >>> PystormBoltAdapter("bolts.wordcount.WordCountBolt", ["word_spout", "count_bolt"])
     PystormBoltAdapter('bolts.wordcount.WordCountBolt')
@@ -552,69 +585,115 @@ class PystormBoltAdapter(_Driver, Bolt):
     _base = pystorm.Bolt
 
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
+        self._acking = acking_enabled(config)
         self._start(self._collector, config, context)
 
     def _shortcut(self, component: Any) -> None:
         cls = type(component)
-        self._plain = cls._run is pystorm.Bolt._run and cls.read_tuple is pystorm.Bolt.read_tuple
-        if cls.ack is pystorm.Bolt.ack:
+        own_ack = cls.ack is pystorm.Bolt.ack
+        if own_ack:
             component.ack = self._ack
         if cls.fail is pystorm.Bolt.fail:
             component.fail = self._fail
         if cls.emit is pystorm.Bolt.emit:
-            out_emit = self._out.emit
-            anchored = self._anchors
+            component.emit = self._direct_emit(component)
+        if cls._run is pystorm.Bolt._run and cls.read_tuple is pystorm.Bolt.read_tuple:
+            self.process = self._direct_process(component, own_ack)  # type: ignore[method-assign,assignment]
 
-            def emit(
-                tup: Any,
-                stream: str | None = None,
-                anchors: Any = None,
-                direct_task: int | None = None,
-                need_task_ids: bool = False,
-            ) -> list[int] | None:
-                if not isinstance(tup, list | tuple):
-                    _not_a_tuple(tup)
-                if anchors is not None:
-                    natives = anchored(anchors)
-                elif not component.auto_anchor:
-                    natives = []
-                elif component._current_tups is self._current_list and self._current_id:
-                    natives = [cast(NativeTuple, self._current)]  # the input being processed
-                else:
-                    natives = anchored(component._current_tups)
-                ids = out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
-                return ids if need_task_ids else None
+    def _direct_emit(self, component: Any) -> Callable[..., list[int] | None]:
+        """pystorm's ``Bolt.emit`` as one call on the native collector: auto-anchoring to the
+        input being processed uses its native tuple directly."""
+        out_emit = self._out.emit
+        anchored = self._anchors
+        acking = self._acking
+        now = self._now
 
-            component.emit = emit
+        def emit(
+            tup: Any,
+            stream: str | None = None,
+            anchors: Any = None,
+            direct_task: int | None = None,
+            need_task_ids: bool = False,
+        ) -> list[int] | None:
+            if type(tup) is not list and not isinstance(tup, list | tuple):
+                _not_a_tuple(tup)
+            if anchors is not None:
+                natives: list[NativeTuple] | None = anchored(anchors)
+            elif not acking:
+                natives = None
+            elif not component.auto_anchor:
+                natives = []
+            elif component._current_tups is now.received and now.id is not None:
+                natives = now.anchors  # the input being processed
+            else:
+                natives = anchored(component._current_tups)
+            ids = out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
+            return ids if need_task_ids else None
 
-    def process(self, tup: NativeTuple) -> None:
-        tid = str(next(self._ids))
-        if self._plain:  # pystorm's Bolt._run and read_tuple, inlined
-            component = self.component
-            self._current = tup
-            self._current_id = tid
+        return emit
+
+    def _direct_process(self, component: Any, own_ack: bool) -> Callable[[NativeTuple], None]:
+        """pystorm's ``Bolt._run`` and ``read_tuple`` for one native tuple, inlined: the
+        values' namedtuple and the pystorm Tuple are built directly; auto-ack of an input not
+        settled during ``process`` goes straight to the native collector."""
+        next_id = self._next_id
+        out_ack = self._out.ack
+        pending = self._pending
+        failed = self._failed
+        kinds = component._source_tuple_types
+        acking = self._acking
+        now = self._now
+        # the input stream of the previous tuple (one batch has one source and stream)
+        last_source: Any = None
+        last_stream: Any = None
+        kind: Any = None
+        arity = -1
+
+        def process(tup: NativeTuple) -> None:
+            nonlocal last_source, last_stream, kind, arity
+            tid = next_id()
+            source = tup.component
+            stream = tup.stream
+            if source is not last_source or stream is not last_stream:
+                kind = kinds[source].get(stream)
+                arity = -1 if kind is None else len(kind._fields)
+                last_source, last_stream = source, stream
+            now.native = tup
+            now.id = tid
             try:
                 values = tup.values
-                source, stream = tup.component, tup.stream
-                kind = component._source_tuple_types[source].get(stream)
-                if kind is None:
-                    values = tuple(values)
-                elif len(values) == len(kind._fields):  # tuple.__new__: a namedtuple, cheaply
+                if len(values) == arity:  # tuple.__new__: a namedtuple, cheaply
                     values = _new_tuple(kind, values)
+                elif kind is None:
+                    values = tuple(values)
                 else:
                     values = kind(*values)  # raises pystorm's TypeError
                 received = _new_tuple(_PTuple, (tid, source, stream, tup.task, values))
-                component._current_tups = self._current_list = [received]
+                component._current_tups = now.received = [received]
+                if acking:
+                    now.anchors = [tup]
                 component.process(received)
                 if component.auto_ack:
-                    component.ack(received)
+                    if own_ack and now.id is tid:
+                        now.id = None
+                        out_ack(tup)
+                    else:
+                        component.ack(received)
             except Exception as exc:
-                self._keep_current()
-                self._failed(exc)
-            else:
-                component._current_tups = []
-                self._keep_current()
-            return
+                if now.id is not None:
+                    pending[tid] = tup
+                    now.id = None
+                failed(exc)
+                return
+            component._current_tups = []
+            if now.id is not None:  # neither acked nor failed: keep it by id
+                pending[tid] = tup
+                now.id = None
+
+        return process
+
+    def process(self, tup: NativeTuple) -> None:
+        tid = self._next_id()
         self._pending[tid] = tup
         self._drive(
             {
@@ -627,7 +706,7 @@ class PystormBoltAdapter(_Driver, Bolt):
         )
 
     def process_tick(self, tup: NativeTuple) -> None:
-        tid = str(next(self._ids))
+        tid = self._next_id()
         self._pending[tid] = None
         secs = tup.values[0] if tup.values else 0
         if isinstance(secs, float) and secs.is_integer():

@@ -11,10 +11,10 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from heron_core.api import DEFAULT_STREAM, BoltCollector
+from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, BoltCollector
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import HeronError
-from storm_compat.tuple import Tuple
+from storm_compat.tuple import Tuple, Values
 
 __all__ = ["OutputCollector"]
 
@@ -41,15 +41,19 @@ def _anchors(value: object, where: str) -> list[NativeTuple]:
 def parse_bolt_emit(
     method: str, args: Sequence[Any], where: str
 ) -> tuple[str, list[NativeTuple] | None, Sequence[Any]]:
-    """``(stream, anchors, values)`` from ``emit([streamId,] [anchor(s),] values)`` arguments."""
+    """``(stream, anchors, values)`` from ``emit([streamId,] [anchor(s),] values)`` arguments
+    (``Values`` become plain lists: the kernel's fast path takes those)."""
+    values: Sequence[Any] = args[-1] if args else ()
+    if type(values) is Values:
+        values = list(values)
     if len(args) == 1:
-        return DEFAULT_STREAM, None, args[0]
+        return DEFAULT_STREAM, None, values
     if len(args) == 2:
         if isinstance(args[0], str):
-            return args[0], None, args[1]
-        return DEFAULT_STREAM, _anchors(args[0], where), args[1]
+            return args[0], None, values
+        return DEFAULT_STREAM, _anchors(args[0], where), values
     if len(args) == 3 and isinstance(args[0], str):
-        return args[0], _anchors(args[1], where), args[2]
+        return args[0], _anchors(args[1], where), values
     raise TypeError(
         f"{where}: {method}([streamId,] [anchor or anchors,] values) got {len(args)} "
         f"arguments: {args!r}"
@@ -93,6 +97,21 @@ class OutputCollector:
 
     def emit(self, *args: Any) -> list[int]:
         """``emit([streamId,] [anchor or anchors,] values)``: the ids of the receiving tasks."""
+        if not self._debug:  # the common overloads, straight to the kernel's collector
+            count = len(args)
+            if count == 2 and type(args[0]) is Tuple:
+                native = args[0].native
+                values = args[1]
+                if type(values) is Values:
+                    values = list(values)
+                if native.stream == TICK_STREAM and native.component == SYSTEM_COMPONENT:
+                    return self._collector.emit(values, DEFAULT_STREAM, [], None, True) or []
+                return self._collector.emit(values, DEFAULT_STREAM, [native], None, True) or []
+            if count == 1:
+                values = args[0]
+                if type(values) is Values:
+                    values = list(values)
+                return self._collector.emit(values, DEFAULT_STREAM, None, None, True) or []
         stream, anchors, values = parse_bolt_emit("emit", args, self._where)
         if self._debug:
             log.info("%s: Emitting: %s %r", self._where, stream, values)
@@ -123,6 +142,12 @@ class OutputCollector:
 
     def ack(self, input: Tuple) -> None:
         """Mark ``input`` processed (its tuple trees may complete)."""
+        if type(input) is Tuple and not input._done and not self._debug:
+            input._done = True
+            native = input.native
+            if native.stream != TICK_STREAM or native.component != SYSTEM_COMPONENT:
+                self._collector.ack(native)
+            return
         if self._settle(input, "ack"):
             self._collector.ack(input.native)
 

@@ -8,7 +8,7 @@ translates every callback.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heron_core.api import Bolt, CustomGrouping, GlobalStreamId, Spout, Stream
@@ -28,6 +28,8 @@ from storm_compat.topology._interfaces import IBasicBolt
 from storm_compat.tuple import Fields, Tuple
 
 __all__ = ["BasicBoltAdapter", "BoltAdapter", "CustomGroupingAdapter", "SpoutAdapter"]
+
+_new = object.__new__
 
 TICK_FIELDS = Fields("rate_secs")
 """The fields of Storm's tick stream."""
@@ -52,7 +54,8 @@ def _setup(where: str, component: object, method: str, *args: Any) -> None:
 
 class SpoutAdapter(Spout):
     """Runs a Storm spout: ``open`` in ``initialize``, ``nextTuple`` in ``next_tuple``, and
-    ``ack``/``fail``/``activate``/``deactivate``/``close`` as they come."""
+    ``ack``/``fail``/``activate``/``deactivate``/``close`` as they come (after ``open``, the
+    spout's own methods are bound in place of these, one call less each)."""
 
     def __init__(self, spout: ISpout, outputs: Sequence[Stream]) -> None:
         self.spout = spout
@@ -62,6 +65,10 @@ class SpoutAdapter(Spout):
         where = _where(context)
         collector = SpoutOutputCollector(self._collector, where, bool(config.get("topology.debug")))
         _setup(where, self.spout, "open", config, TopologyContext(context), collector)
+        spout = self.spout
+        self.next_tuple = spout.nextTuple  # type: ignore[method-assign]
+        self.ack = spout.ack  # type: ignore[method-assign,assignment]
+        self.fail = spout.fail  # type: ignore[method-assign,assignment]
 
     def next_tuple(self) -> None:
         self.spout.nextTuple()
@@ -83,7 +90,11 @@ class SpoutAdapter(Spout):
 
 
 class _StormBolt(Bolt):
-    """What both bolt adapters share: Storm tuples with the fields of their source stream."""
+    """What both bolt adapters share: Storm tuples with the fields of their source stream.
+
+    After ``initialize``, ``process`` is a closure (`_processor`) that builds each Storm tuple
+    directly and keeps its state in closure cells; ``process_tick`` takes the plain path.
+    """
 
     def __init__(self, outputs: Sequence[Stream]) -> None:
         self.outputs = list(outputs)
@@ -95,16 +106,70 @@ class _StormBolt(Bolt):
         self._out = OutputCollector(self._collector, where, bool(config.get("topology.debug")))
         return where
 
-    def _wrap(self, tup: NativeTuple) -> Tuple:
-        key = (tup.component, tup.stream)
+    def _fields_of(self, source: str, stream: str) -> Fields:
+        key = (source, stream)
         fields = self._fields.get(key)
         if fields is None:
             if key == (SYSTEM_COMPONENT, TICK_STREAM):
                 fields = TICK_FIELDS
             else:
-                fields = Fields(self._context.get_output_fields(*key))
+                fields = Fields(self._context.get_output_fields(source, stream))
             self._fields[key] = fields
-        return Tuple(tup, fields)
+        return fields
+
+    def _wrap(self, tup: NativeTuple) -> Tuple:
+        return Tuple(tup, self._fields_of(tup.component, tup.stream))
+
+    def _processor(
+        self, execute: Callable[..., None], basic: BasicOutputCollector | None
+    ) -> Callable[[NativeTuple], None]:
+        """``process`` for a rich bolt's ``execute`` (``basic`` None), or for a basic bolt's
+        with its collector: the input is acked after ``execute`` returns (straight to the
+        kernel when it was not settled meanwhile and ``topology.debug`` is off), failed when
+        ``FailedException`` is raised."""
+        fields_of = self._fields_of
+        out = self._out
+        direct_ack = None if out._debug else self._collector.ack
+        # the input stream of the previous tuple (one batch has one source and stream)
+        last_source: Any = None
+        last_stream: Any = None
+        fields: Any = None
+
+        def process(tup: NativeTuple) -> None:
+            nonlocal last_source, last_stream, fields
+            source = tup.component
+            stream = tup.stream
+            if source is not last_source or stream is not last_stream:
+                fields = fields_of(source, stream)
+                last_source, last_stream = source, stream
+            storm = _new(Tuple)  # Tuple.__init__, inlined
+            storm.native = tup
+            storm._fields = fields
+            storm._done = False
+            if basic is None:
+                execute(storm)
+                return
+            basic._input = storm
+            basic._anchors = [tup]  # never a tick here: ticks go to process_tick
+            try:
+                execute(storm, basic)
+            except FailedException as exc:
+                _failed(out, storm, exc)
+            else:
+                if storm._done or direct_ack is None:
+                    out.ack(storm)  # warns (acked already) or logs (debug)
+                else:
+                    storm._done = True
+                    direct_ack(tup)
+
+        return process
+
+
+def _failed(out: OutputCollector, storm_tuple: Tuple, exc: FailedException) -> None:
+    """A basic bolt raised ``FailedException``: report it if asked, fail the input."""
+    if isinstance(exc, ReportedFailedException):
+        out.reportError(exc)
+    out.fail(storm_tuple)
 
 
 class BoltAdapter(_StormBolt):
@@ -118,6 +183,7 @@ class BoltAdapter(_StormBolt):
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
         where = self._attach(config, context)
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)
+        self.process = self._processor(self.bolt.execute, None)  # type: ignore[method-assign,assignment]
 
     def process(self, tup: NativeTuple) -> None:
         self.bolt.execute(self._wrap(tup))
@@ -141,6 +207,7 @@ class BasicBoltAdapter(_StormBolt):
         where = self._attach(config, context)
         self._basic = BasicOutputCollector(self._out)
         _setup(where, self.bolt, "prepare", config, TopologyContext(context))
+        self.process = self._processor(self.bolt.execute, self._basic)  # type: ignore[method-assign,assignment]
 
     def process(self, tup: NativeTuple) -> None:
         storm_tuple = self._wrap(tup)
@@ -148,14 +215,12 @@ class BasicBoltAdapter(_StormBolt):
         try:
             self.bolt.execute(storm_tuple, self._basic)
         except FailedException as exc:
-            if isinstance(exc, ReportedFailedException):
-                self._out.reportError(exc)
-            self._out.fail(storm_tuple)
+            _failed(self._out, storm_tuple, exc)
         else:
             self._out.ack(storm_tuple)
 
     def process_tick(self, tup: NativeTuple) -> None:
-        self.process(tup)
+        BasicBoltAdapter.process(self, tup)
 
     def close(self) -> None:
         self.bolt.cleanup()

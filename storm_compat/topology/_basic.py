@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
+from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import HeronError
 from storm_compat.task import OutputCollector
-from storm_compat.tuple import Tuple
+from storm_compat.tuple import Tuple, Values
 
 __all__ = ["BasicOutputCollector", "FailedException", "ReportedFailedException"]
 
@@ -56,10 +57,16 @@ class BasicOutputCollector:
     def __init__(self, out: OutputCollector) -> None:
         self.out = out
         self._input: Tuple | None = None
+        # The kernel's collector, when ``emit(values)`` may go straight to it (a plain
+        # OutputCollector without debug logging), and the input's native tuple as anchors.
+        direct = type(out) is OutputCollector and not out._debug
+        self._native = out._collector if direct else None
+        self._anchors: list[NativeTuple] = []
 
     def setContext(self, inputTuple: Tuple) -> None:
         """Set the tuple being executed (done by the runtime before each ``execute``)."""
         self._input = inputTuple
+        self._anchors = [] if inputTuple.isTick() else [inputTuple.native]
 
     def _anchor(self) -> Tuple:
         if self._input is None:
@@ -77,6 +84,12 @@ class BasicOutputCollector:
 
     def emit(self, *args: Any) -> list[int]:
         """``emit([streamId,] values)``, anchored to the input: the receiving tasks' ids."""
+        native = self._native
+        if native is not None and len(args) == 1 and self._input is not None:
+            values = args[0]
+            if type(values) is Values:
+                values = list(values)
+            return native.emit(values, DEFAULT_STREAM, self._anchors, None, True) or []
         stream, values = self._stream_values("emit", args)
         return self.out.emit(stream, self._anchor(), values)
 

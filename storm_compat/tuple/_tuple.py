@@ -108,10 +108,16 @@ expected an int
         Like every typed getter: a value of another type raises TypeError (as Java's cast
         does), and None is returned as is (Java's null).
         """
+        value = self.native.values[i]
+        if type(value) is str:
+            return value
         return self._typed(i, str, "a str")
 
     def getInteger(self, i: int) -> int:
         """The int at ``i``."""
+        value = self.native.values[i]
+        if type(value) is int:
+            return value
         return self._typed(i, int, "an int")
 
     getLong = getInteger
@@ -134,10 +140,20 @@ expected an int
 
     def getStringByField(self, field: str) -> str:
         """The str value of ``field``."""
+        index = self._fields._index.get(field)
+        if index is not None:
+            value = self.native.values[index]
+            if type(value) is str:
+                return value
         return self.getString(self._fields.fieldIndex(field))
 
     def getIntegerByField(self, field: str) -> int:
         """The int value of ``field``."""
+        index = self._fields._index.get(field)
+        if index is not None:
+            value = self.native.values[index]
+            if type(value) is int:
+                return value
         return self.getInteger(self._fields.fieldIndex(field))
 
     getLongByField = getIntegerByField

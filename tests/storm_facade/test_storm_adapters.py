@@ -216,3 +216,65 @@ def test_custom_grouping_adapter_passes_the_emitting_task_and_stream() -> None:
     adapter.prepare(FakeContext("split", task=5), "count", "words", [7, 8])
     assert seen == [("split", GlobalStreamId("split", "words"), [7, 8])]
     assert adapter.choose_tasks(["ab"]) == [8]
+
+
+class SelfAcking(BaseBasicBolt):
+    """Acks its input through the outputter (Storm's BasicBoltExecutor then acks it again)."""
+
+    def execute(self, input: Tuple, collector: BasicOutputCollector) -> None:
+        collector.emit(Values(input.getString(0)))
+        collector.getOutputter().ack(input)
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+def test_a_basic_bolt_input_acked_by_the_bolt_is_acked_once_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    adapter = BasicBoltAdapter(SelfAcking(), OUTPUTS)
+    native = FakeBoltCollector()
+    adapter._collector = native
+    adapter.initialize({}, FakeContext("echo", fields={("s", "default"): ["w"]}))
+    adapter.process(NativeTuple(None, "s", "default", 1, ["a"]))
+    assert native.calls == [("emit", ["a"], "default", [["a"]], None, True), ("ack", ["a"])]
+    assert "ack of a tuple already acked or failed, ignored" in caplog.text
+
+
+def test_a_debug_basic_bolt_logs_its_emits_and_acks(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    adapter = BasicBoltAdapter(Basic(), OUTPUTS)
+    native = FakeBoltCollector()
+    adapter._collector = native
+    context = FakeContext("exclaim", task=6, fields={("s", "default"): ["w"]})
+    adapter.initialize({"topology.debug": True}, context)
+    adapter.process(NativeTuple("m", "s", "default", 1, ["ok"]))
+    adapter.process_tick(TICK)
+    assert native.calls == [
+        ("emit", ["ok!"], "default", [["ok"]], None, True),
+        ("ack", ["ok"]),
+        ("emit", ["2.0!"], "default", [], None, True),
+    ]
+    where = "topology 't', component 'exclaim', task 6"
+    assert caplog.messages[-4:] == [
+        f"{where}: Emitting: default ['ok!']",
+        f"{where}: BOLT ack TUPLE: source: s:1, stream: default, id: m, ['ok']",
+        f"{where}: Emitting: default ['2.0!']",
+        f"{where}: BOLT ack TUPLE: source: __system:-1, stream: __tick, id: __tick, [2.0]",
+    ]
+
+
+def test_a_rich_bolt_gets_one_storm_tuple_per_input_with_the_fields_of_its_stream() -> None:
+    bolt = RichBolt()
+    adapter = BoltAdapter(bolt, OUTPUTS)
+    adapter._collector = FakeBoltCollector()
+    fields = {("split", "default"): ["word"], ("split", "pairs"): ["word", "n"]}
+    adapter.initialize({}, FakeContext("count", fields=fields))
+    adapter.process(NativeTuple(None, "split", "default", 4, ["a"]))
+    adapter.process(NativeTuple(None, "split", "pairs", 4, ["b", 2]))
+    adapter.process(NativeTuple(None, "split", "default", 4, ["c"]))
+    assert bolt.events == [
+        ("split", ["word"], ["a"]),
+        ("split", ["word", "n"], ["b", 2]),
+        ("split", ["word"], ["c"]),
+    ]

@@ -166,3 +166,57 @@ def test_basic_collector_anchors_every_emit_to_the_input() -> None:
     assert basic.getOutputter() is basic.out
     with pytest.raises(TypeError, match=r"emit\(\[streamId,\] values\) got 3 arguments"):
         basic.emit("s", Values("x"), "extra")
+
+
+class RawBoltCollector(FakeBoltCollector):
+    """Keeps the values objects the kernel receives, as received."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.raw: list[Any] = []
+
+    def emit(self, tup: Any, *rest: Any) -> list[int] | None:
+        self.raw.append(tup)
+        return super().emit(tup, *rest)
+
+
+def test_the_kernel_gets_plain_lists_for_values() -> None:
+    native = RawBoltCollector()
+    out = OutputCollector(native, WHERE)
+    a = received("a")
+    out.emit(Values("x"))
+    out.emit(a, Values("y"))
+    out.emit("s", a, Values("z"))
+    basic = BasicOutputCollector(out)
+    basic.setContext(a)
+    basic.emit(Values("w"))
+    out.emitDirect(9, Values("u"))
+    assert [type(v) for v in native.raw] == [list] * 5
+    assert native.raw == [["x"], ["y"], ["z"], ["w"], ["u"]]
+
+
+def test_a_basic_collector_in_a_tick_emits_unanchored() -> None:
+    native = FakeBoltCollector()
+    basic = BasicOutputCollector(OutputCollector(native, WHERE))
+    basic.setContext(tick())
+    basic.emit(Values("x"))
+    basic.setContext(received("in"))
+    basic.emit(Values("y"))
+    assert native.calls == [
+        ("emit", ["x"], "default", [], None, True),
+        ("emit", ["y"], "default", [["in"]], None, True),
+    ]
+
+
+def test_a_debug_basic_collector_logs_every_emit(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    basic = BasicOutputCollector(OutputCollector(FakeBoltCollector(), WHERE, debug=True))
+    basic.setContext(received("in"))
+    basic.emit(Values("x"))
+    assert caplog.messages == [f"{WHERE}: Emitting: default ['x']"]
+
+
+def test_anchoring_to_a_tick_in_the_two_argument_emit_leaves_it_out() -> None:
+    native = FakeBoltCollector()
+    OutputCollector(native, WHERE).emit(tick(), Values("x"))
+    assert native.calls == [("emit", ["x"], "default", [], None, True)]

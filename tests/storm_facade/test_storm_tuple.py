@@ -115,3 +115,14 @@ def test_of_checks_the_arity() -> None:
     args: Any = (["a", "b"], Fields("a"))
     with pytest.raises(ValueError, match=r"2 values for 1 fields \['a'\]"):
         Tuple.of(*args)
+
+
+def test_getters_by_field_check_the_type_and_the_name() -> None:
+    tup = sample()
+    with pytest.raises(TypeError, match=r"field 1 \('count'\) .* expected a str"):
+        tup.getStringByField("count")
+    with pytest.raises(TypeError, match=r"field 3 \('flag'\) .* holds True \(bool\)"):
+        tup.getIntegerByField("flag")
+    with pytest.raises(ValueError, match="field 'nope' does not exist"):
+        tup.getIntegerByField("nope")
+    assert tup.getStringByField("missing") is None and tup.getIntegerByField("missing") is None

@@ -170,3 +170,43 @@ class DeferBolt(Bolt):
             self.emit([tup.values[0]], anchors=[tup, self.previous.id])
             self.ack(self.previous)
         self.previous = tup
+
+
+class SelfAckBolt(Bolt):
+    """Acks its input itself although auto_ack is on (pystorm then acks it a second time)."""
+
+    outputs = ["word"]
+
+    def process(self, tup: Any) -> None:
+        self.ack(tup)
+
+
+class FragileSpout(Spout):
+    """Emits "x" reliably; raises on ack (exit_on_exception is left on)."""
+
+    outputs = ["word"]
+
+    def next_tuple(self) -> None:
+        self.emit(["x"], tup_id="x")
+
+    def ack(self, tup_id: Any) -> None:
+        raise RuntimeError(f"cannot ack {tup_id}")
+
+
+class LoopSpout(Spout):
+    """Keeps a loop body of its own (``_run``): every command takes pystorm's message path."""
+
+    outputs = ["word"]
+
+    def _run(self) -> None:
+        Recording.calls.append(("run",))
+        super()._run()
+
+    def next_tuple(self) -> None:
+        self.emit(["y"])
+
+    def ack(self, tup_id: Any) -> None:
+        Recording.calls.append(("ack", tup_id))
+
+    def fail(self, tup_id: Any) -> None:
+        Recording.calls.append(("fail", tup_id))

@@ -291,3 +291,62 @@ def test_values_that_do_not_fit_the_fields_raise_as_in_pystorm() -> None:
     with pytest.raises(UserCodeError) as raised:
         bolt.process(NativeTuple(None, "words", "default", 1, ["a", "b"]))
     assert isinstance(raised.value.__cause__, TypeError) and not out.failed
+
+
+def test_with_acking_off_emits_are_not_auto_anchored_but_explicit_anchors_resolve() -> None:
+    bolt, out, _ = start_bolt("EchoBolt", {"topology.reliability.mode": "ATMOST_ONCE"})
+    tup = word("hi")
+    bolt.process(tup)
+    assert out.emits == [(["hi", "WordsDefaultTuple"], "default", None, None, False)]
+    assert out.acked == [tup]
+    deferring, deferred, _ = start_bolt("DeferBolt", {"topology.acker.executors": 0})
+    first, second = word("a"), word("b")
+    deferring.process(first)
+    deferring.process(second)
+    assert deferred.emits == [(["b"], "default", [second, first], None, False)]
+    assert deferred.acked == [first]
+
+
+def test_an_input_the_bolt_acked_itself_is_auto_acked_once_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt, out, _ = start_bolt("SelfAckBolt")
+    first, second = word("a"), word("b")
+    bolt.process(first)
+    bolt.process(second)
+    assert out.acked == [first, second] and not out.failed and not bolt._pending
+    assert caplog.text.count("which is unknown or already acked or failed") == 2
+
+
+def test_input_ids_are_distinct_decimal_strings() -> None:
+    bolt, _, _ = start_bolt("DeferBolt")
+    for value in ("a", "b", "c"):
+        bolt.process(word(value))
+    assert list(bolt._pending) == ["3"]
+    assert bolt.component.previous.id == "3"
+
+
+def test_a_spout_raising_in_ack_ends_the_task_as_pystorm_does() -> None:
+    spout, out = start_spout("FragileSpout")
+    spout.next_tuple()
+    assert out.emits == [(["x"], "x", "default", None, False)]
+    with pytest.raises(UserCodeError, match="FragileSpout raised RuntimeError") as raised:
+        spout.ack("x")
+    assert str(raised.value.__cause__) == "cannot ack x"
+
+
+def test_a_spout_with_its_own_loop_body_gets_every_command_through_it() -> None:
+    spout, out = start_spout("LoopSpout")
+    spout.next_tuple()
+    spout.ack("m1")
+    spout.fail("m2")
+    spout.deactivate()
+    assert out.emits == [(["y"], None, "default", None, False)]
+    assert Recording.calls == [
+        ("run",),
+        ("run",),
+        ("ack", "m1"),
+        ("run",),
+        ("fail", "m2"),
+        ("run",),
+    ]
