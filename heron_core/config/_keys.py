@@ -465,6 +465,16 @@ _KEYS = (
         minimum=0,
     ),
     Key(
+        "heron.instance.batch.linger.ms",
+        float,
+        1.0,
+        "When an instance runs out of work (a bolt's input is drained, a spout's next_tuple "
+        "emitted nothing), it flushes its batches if the last flush is at least this many "
+        "milliseconds old, else at that age: small batches at moderate rates cost far more CPU "
+        "per tuple, and this bounds how small they get. 0 flushes at once.",
+        minimum=0,
+    ),
+    Key(
         "heron.instance.acknowledgement.nbuckets",
         int,
         10,

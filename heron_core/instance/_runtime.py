@@ -576,10 +576,12 @@ class InstanceRuntime:
             )
         self.component.close()
 
-    def _intervals(self) -> tuple[float, float]:
+    def _intervals(self) -> tuple[float, float, float]:
+        """Flush interval, idle linger and metrics export interval, in seconds."""
         flush_s = float(self.config.get("heron.instance.batch.flush.interval.ms", 10)) / 1000.0
+        linger_s = float(self.config.get("heron.instance.batch.linger.ms", 1.0)) / 1000.0
         metrics_s = float(self.config.get("heron.metrics.export.interval.sec", 1.0))
-        return flush_s, metrics_s
+        return flush_s, min(linger_s, flush_s), metrics_s
 
     def _read_control(self) -> None:
         socket = self.client.socket
@@ -599,7 +601,7 @@ class InstanceRuntime:
         client = self.client
         socket = client.socket
         clock = self._clock
-        flush_s, metrics_s = self._intervals()
+        flush_s, linger_s, metrics_s = self._intervals()
         wait_ms = max(1, int(self.config.get("topology.sleep.spout.wait.strategy.time.ms", 1)))
         acks = self.immediate_acks
         in_flight = self.in_flight
@@ -611,9 +613,10 @@ class InstanceRuntime:
         scan_s = timeout_s / max(
             1, int(self.config.get("heron.instance.acknowledgement.nbuckets", 10))
         )
-        next_flush = clock() + flush_s
-        next_metrics = clock() + metrics_s
-        next_scan = clock() + scan_s
+        last_flush = clock()
+        next_flush = last_flush + flush_s
+        next_metrics = last_flush + metrics_s
+        next_scan = last_flush + scan_s
         while not self._stop:
             if socket.poll(0, zmq.POLLIN):
                 self._read_control()
@@ -637,9 +640,10 @@ class InstanceRuntime:
                     self._spout_outcome(self.failed, stream)
                     spout.fail(msg_id)
                 next_scan = now + scan_s
-            if now >= next_flush or idle:
+            if now >= next_flush or (idle and now - last_flush >= linger_s):
                 emitter.flush()
                 self.acks.flush()
+                last_flush = now
                 next_flush = now + flush_s
             if now >= next_metrics:
                 self._publish_metrics()
@@ -653,10 +657,11 @@ class InstanceRuntime:
         client = self.client
         socket = client.socket
         clock = self._clock
-        flush_s, metrics_s = self._intervals()
+        flush_s, linger_s, metrics_s = self._intervals()
         tick_secs = self.config.get("topology.tick.tuple.freq.secs")
         tick_s = float(tick_secs) if tick_secs else math.inf
         now = clock()
+        last_flush = now
         next_flush = now + flush_s
         next_metrics = now + metrics_s
         next_tick = now + tick_s
@@ -676,9 +681,8 @@ class InstanceRuntime:
                 for _ in range(_MAX_MESSAGES_PER_WAKE):
                     try:
                         frames = socket.recv_multipart(zmq.NOBLOCK)
-                    except zmq.Again:
-                        emitter.flush()  # drained the input: send what is buffered
-                        acks.flush()
+                    except zmq.Again:  # drained the input: send what is buffered, or soon
+                        next_flush = min(next_flush, last_flush + linger_s)
                         break
                     if frames[0] == DATA:
                         on_data(frames[2])
@@ -690,6 +694,7 @@ class InstanceRuntime:
             if now >= next_flush:
                 emitter.flush()
                 acks.flush()
+                last_flush = now
                 next_flush = now + flush_s
             if now >= next_tick:
                 self._tick(tick_s)
