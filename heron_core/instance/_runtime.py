@@ -198,40 +198,8 @@ class _BoltCollector:
         self._acks = runtime.acks
         self._ack_maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
         if not self._acking:
-            self.emit = self._emit_unanchored  # type: ignore[method-assign]
             self.ack = self._ack_unreliable  # type: ignore[method-assign]
             self.fail = self._fail_unreliable  # type: ignore[method-assign]
-
-    def _emit_unanchored(
-        self,
-        tup: Any,
-        stream: str = "default",
-        anchors: Any = None,
-        direct_task: int | None = None,
-        need_task_ids: bool = False,
-    ) -> list[int] | None:
-        """``emit`` with acking off: anchors do not matter."""
-        route = self._routes.get(stream)
-        if route is not None and direct_task is None:
-            kind = type(tup)
-            if (kind is list or kind is tuple) and len(tup) == route.arity:
-                route.emitted += 1
-                if route.silent:
-                    return [] if need_task_ids else None
-                index = route.key_index
-                if index < 0:
-                    task = route.choose(tup)  # type: ignore[misc]
-                else:
-                    try:
-                        task = route.cache[tup[index]]
-                    except (KeyError, TypeError):
-                        task = route.choose(tup)  # type: ignore[misc]
-                buffer = route.buffers[task]
-                buffer.append(tup)
-                if len(buffer) >= self._limit:
-                    self._flush_one(route, task)
-                return [task] if need_task_ids else None
-        return self._general(tup, stream, direct_task, need_task_ids)
 
     def emit(
         self,
@@ -250,8 +218,9 @@ class _BoltCollector:
         if route.silent:  # no copies, so no edges to track
             route.emitted += 1
             return [] if need_task_ids else None
+        acking = self._acking
         entry: Any = ()
-        if anchors:
+        if anchors and acking:  # with acking off, anchors do not matter
             kind = type(anchors)
             if (kind is list or kind is tuple) and len(anchors) == 1:
                 anchor = anchors[0]
@@ -278,7 +247,8 @@ class _BoltCollector:
                 task = route.cache[tup[index]]
             except (KeyError, TypeError):
                 task = route.choose(tup)  # type: ignore[misc]
-        route.anchors[task].append(entry)
+        if acking:
+            route.anchors[task].append(entry)
         buffer = route.buffers[task]
         buffer.append(tup)
         if len(buffer) >= self._limit:
@@ -294,8 +264,8 @@ class _BoltCollector:
         direct_task: int | None,
         need_task_ids: bool,
     ) -> list[int] | None:
-        """Any emit with acking on: several anchors, several trees, several copies."""
-        if not anchors or stream in self._runtime.emitter.silent_streams:
+        """Any other emit: several anchors, several trees, several copies, or an error."""
+        if not anchors or not self._acking or stream in self._runtime.emitter.silent_streams:
             return self._general(tup, stream, direct_task, need_task_ids)
         if isinstance(anchors, Tuple):
             anchors = [anchors]
