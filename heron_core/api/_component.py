@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from heron_core.api._spec import ComponentSpec, Inputs
+from heron_core.api._tuple import Tuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
 from heron_core.errors import HeronError
 
 if TYPE_CHECKING:
     from heron_core.api._context import TopologyContext
     from heron_core.api._stream import Stream
-    from heron_core.api._tuple import Tuple
 
 __all__ = ["Bolt", "BoltCollector", "Spout", "SpoutCollector"]
 
@@ -267,6 +267,11 @@ class Bolt(_Component):
     """
 
     _collector: BoltCollector = _DETACHED
+
+    tuple_type: type[Tuple] = Tuple
+    """The class the runtime builds this bolt's input tuples as: ``Tuple`` or a subclass that
+    adds methods or slots (the runtime sets only ``Tuple``'s own slots, without calling
+    ``__init__``). Ticks are always plain ``Tuple`` s."""
 
     def process(self, tup: Tuple) -> None:
         """Handle one input tuple (never a tick tuple)."""

@@ -10,6 +10,7 @@ executor restarts it.
 
 from __future__ import annotations
 
+import gc
 import logging
 import marshal
 import math
@@ -510,6 +511,19 @@ class InstanceRuntime:
             if getattr(type(self.component), name) is getattr(base, name):
                 setattr(self.component, name, getattr(collector, name))
         self.component.initialize(config, self.context)
+        if not self.is_spout:
+            kind = getattr(self.component, "tuple_type", Tuple)
+            if not (isinstance(kind, type) and issubclass(kind, Tuple)):
+                raise UserCodeError(
+                    f"{self._where}: {type(self.component).__qualname__}.tuple_type is "
+                    f"{kind!r}, not heron_core.api.Tuple or a subclass of it"
+                )
+            self._tuple_type: type[Tuple] = kind
+        # What exists now lives as long as the process: keep it out of every collection, and
+        # collect young objects far less often than Python's default (see the config key).
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(int(config.get("heron.instance.gc.threshold", 20000)), 10, 10)
 
     # --- main loops --------------------------------------------------------------------------
     def run(self) -> int:
@@ -685,11 +699,12 @@ class InstanceRuntime:
         if stats is None:
             stats = self._inputs[key] = _InputStats()
         process = self.component.process
+        kind = self._tuple_type
         start = _perf()
         # Tuples are built without __init__, with only the slots this acking mode reads.
         if batch.roots:
             for values, roots in zip(rows, marshal.loads(batch.roots), strict=True):
-                tup = _new(Tuple)
+                tup = _new(kind)
                 tup.id = None
                 tup.component = source
                 tup.stream = stream
@@ -702,13 +717,20 @@ class InstanceRuntime:
                 process(tup)
         elif self.acking:
             for values in rows:
-                tup = Tuple(None, source, stream, task, values)
+                tup = _new(kind)
+                tup.id = None
+                tup.component = source
+                tup.stream = stream
+                tup.task = task
+                tup.values = values
                 tup._origin = stats
                 tup._received = start
+                tup._ackval = 0
+                tup._roots = ()
                 process(tup)
         else:
             for values in rows:
-                tup = _new(Tuple)
+                tup = _new(kind)
                 tup.id = None
                 tup.component = source
                 tup.stream = stream

@@ -3,6 +3,7 @@ directory as the topology's code)."""
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import time
@@ -215,3 +216,36 @@ class CrashOnceBolt(Bolt):
             marker.write_text("crashed")
             raise ValueError("boom")
         self.emit(tup.values)
+
+
+class FirstTuple(Tuple):
+    """A Tuple subclass, as a bolt's ``tuple_type``: adds ``first`` (the first value)."""
+
+    __slots__ = ()
+
+    @property
+    def first(self) -> Any:
+        return self.values[0]
+
+
+class TypedSink(Bolt, _Log):
+    """Receives its inputs as `FirstTuple`; logs, per input, the class it got, ``first`` and the
+    instance's garbage-collector settings, then acks it."""
+
+    tuple_type = FirstTuple
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "typed", context.get_task_id())
+
+    def process(self, tup: Tuple) -> None:
+        self.write(
+            kind=type(tup).__name__,
+            first=tup.first,  # type: ignore[attr-defined]
+            values=tup.values,
+            threshold=gc.get_threshold()[0],
+            frozen=gc.get_freeze_count(),
+        )
+        self.ack(tup)

@@ -18,6 +18,9 @@ from e2e_components import (  # type: ignore[import-not-found]
     CrashOnceBolt,
     DirectSpout,
     FastSpout,
+    NumberSpout,
+    TypedSink,
+    read_log,
 )
 
 from heron_core.api import Grouping, TopologyBuilder
@@ -134,6 +137,34 @@ def test_each_grouping_keeps_its_contract(home: Path, tmp_path: Path, code: Path
         assert all(r["task"] == r["values"][1] for r in got["direct"])
         assert len(got["direct"]) == 90 and len({r["task"] for r in got["direct"]}) == 3
         assert len(read_records(out / "all")) == 3 * n  # nothing duplicated
+
+
+def test_a_bolt_gets_its_inputs_as_its_tuple_type(home: Path, tmp_path: Path, code: Path) -> None:
+    """Anchored inputs (a reliable spout's) and unanchored ones (an unreliable spout's) are built
+    as the bolt's ``tuple_type``; the instance froze its start-up objects out of the garbage
+    collector and set the configured threshold."""
+    out = tmp_path / "typed"
+    b = TopologyBuilder("typed")
+    numbers = b.add_spout("numbers", NumberSpout(40, str(out)), par=1)
+    words = b.add_spout("words", FixedSpout(["word"], [[f"w{i}"] for i in range(40)]), par=1)
+    b.add_bolt(
+        "sink",
+        TypedSink(str(out)),
+        par=2,
+        inputs={numbers: Grouping.SHUFFLE, words: Grouping.SHUFFLE},
+    )
+    config = {"topology.reliability.mode": "ATLEAST_ONCE", "heron.instance.gc.threshold": 4321}
+    with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:
+        run.wait_until(lambda: len(read_log(out, "typed")) >= 80, "80 inputs logged", 120)
+        records = read_log(out, "typed")
+    assert sorted(r["first"] for r in records if isinstance(r["first"], int)) == list(range(40))
+    assert sorted(r["first"] for r in records if isinstance(r["first"], str)) == sorted(
+        f"w{i}" for i in range(40)
+    )
+    assert {r["kind"] for r in records} == {"FirstTuple"}
+    assert all(r["first"] == r["values"][0] for r in records)
+    assert {r["threshold"] for r in records} == {4321}
+    assert all(r["frozen"] > 0 for r in records)
 
 
 def test_tick_tuples_arrive_at_about_the_configured_rate(
