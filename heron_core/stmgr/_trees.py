@@ -26,16 +26,17 @@ class Outcomes:
 
 
 class TreeTracker:
-    """Tree values keyed by (spout task, root key), in ``nbuckets`` rotating buckets."""
+    """Tree values keyed by root key, per spout task, in ``nbuckets`` rotating buckets (each
+    bucket maps a spout task to its root key -> value dict)."""
 
     def __init__(self, nbuckets: int = 3) -> None:
         if nbuckets < 2:
             raise ValueError(f"nbuckets must be at least 2, got {nbuckets}")
-        self._buckets: deque[dict[tuple[int, int], int]] = deque({} for _ in range(nbuckets))
+        self._buckets: deque[dict[int, dict[int, int]]] = deque({} for _ in range(nbuckets))
         self._outcomes: dict[int, Outcomes] = {}
 
     def __len__(self) -> int:
-        return sum(len(b) for b in self._buckets)
+        return sum(len(trees) for bucket in self._buckets for trees in bucket.values())
 
     def _outcome(self, task: int) -> Outcomes:
         out = self._outcomes.get(task)
@@ -43,26 +44,14 @@ class TreeTracker:
             out = self._outcomes[task] = Outcomes()
         return out
 
-    def _xor(self, task: int, key: int, value: int) -> None:
-        node = (task, key)
-        for bucket in self._buckets:
-            current = bucket.get(node)
-            if current is not None:
-                current ^= value
-                if current:
-                    bucket[node] = current
-                else:
-                    del bucket[node]
-                    self._outcome(task).acked.append(key)
-                return
-        if value:
-            self._buckets[0][node] = value
-        else:
-            self._outcome(task).acked.append(key)
+    def _trees(self, task: int) -> list[dict[int, int]]:
+        """``task``'s root key -> value dict in each bucket, newest first."""
+        return [bucket.setdefault(task, {}) for bucket in self._buckets]
 
-    def _pop(self, node: tuple[int, int]) -> int | None:
-        for bucket in self._buckets:
-            value = bucket.pop(node, None)
+    @staticmethod
+    def _pop(trees: list[dict[int, int]], key: int) -> int | None:
+        for values in trees:
+            value = values.pop(key, None)
             if value is not None:
                 return value
         return None
@@ -70,23 +59,43 @@ class TreeTracker:
     def apply(self, batch: tuple_pb2.AckBatch) -> None:
         """Fold one batch of entries about ``batch.spout_task``'s trees in."""
         task = batch.spout_task
-        xor = self._xor
-        for key, value in zip(batch.init_keys, batch.init_values, strict=True):
-            xor(task, key, value)
-        for key, value in zip(batch.ack_keys, batch.ack_values, strict=True):
-            xor(task, key, value)
+        trees = self._trees(task)
+        newest = trees[0]
+        acked: list[int] = []
+        for keys, values in (
+            (batch.init_keys, batch.init_values),
+            (batch.ack_keys, batch.ack_values),
+        ):
+            for key, value in zip(keys, values, strict=True):
+                for held in trees:
+                    current = held.get(key)
+                    if current is not None:
+                        current ^= value
+                        if current:
+                            held[key] = current
+                        else:
+                            del held[key]
+                            acked.append(key)
+                        break
+                else:
+                    if value:
+                        newest[key] = value
+                    else:
+                        acked.append(key)
+        if acked:
+            self._outcome(task).acked.extend(acked)
         for key in batch.fail_keys:
-            self._pop((task, key))
+            self._pop(trees, key)
             self._outcome(task).failed.append(key)
         for key in batch.reset_keys:
-            kept = self._pop((task, key))
+            kept = self._pop(trees, key)
             if kept is not None:
-                self._buckets[0][(task, key)] = kept
+                newest[key] = kept
             self._outcome(task).reset.append(key)
 
     def rotate(self) -> int:
         """Drop the oldest bucket; the number of trees dropped."""
-        dropped = len(self._buckets.pop())
+        dropped = sum(len(trees) for trees in self._buckets.pop().values())
         self._buckets.appendleft({})
         return dropped
 
