@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, SpoutCollector
-from storm_compat.tuple import Values
+from storm_compat.tuple._overloads import UNSET, given
 
 __all__ = ["SpoutOutputCollector"]
 
@@ -19,8 +19,7 @@ log = logging.getLogger("storm_compat.spout")
 
 
 def _parse(method: str, args: Sequence[Any], where: str) -> tuple[str, Sequence[Any], Any]:
-    """``(stream, values, message id)`` from ``[streamId,] values[, messageId]`` (``Values``
-    become plain lists: the kernel's fast path takes those)."""
+    """``(stream, values, message id)`` from ``[streamId,] values[, messageId]``."""
     count = len(args)
     if count == 1 or (count == 2 and not isinstance(args[0], str)):
         stream, values, message_id = DEFAULT_STREAM, args[0], args[1] if count == 2 else None
@@ -30,8 +29,6 @@ def _parse(method: str, args: Sequence[Any], where: str) -> tuple[str, Sequence[
         raise TypeError(
             f"{where}: {method}([streamId,] values[, messageId]) got {count} arguments: {args!r}"
         )
-    if type(values) is Values:
-        values = list(values)
     return stream, values, message_id
 
 
@@ -62,16 +59,17 @@ class SpoutOutputCollector:
         self._where = where
         self._debug = debug
 
-    def emit(self, *args: Any) -> list[int]:
+    def emit(
+        self, first: Any = UNSET, second: Any = UNSET, third: Any = UNSET, /, *more: Any
+    ) -> list[int]:
         """``emit([streamId,] values[, messageId])``: the ids of the receiving tasks."""
-        count = len(args)
-        if (count == 1 or (count == 2 and not isinstance(args[0], str))) and not self._debug:
-            values = args[0]  # emit(values[, messageId]), straight to the kernel's collector
-            if type(values) is Values:
-                values = list(values)
-            message_id = args[1] if count == 2 else None
-            return self._collector.emit(values, message_id, DEFAULT_STREAM, None, True) or []
-        stream, values, message_id = _parse("emit", args, self._where)
+        if third is UNSET and not self._debug:  # emit(values[, messageId]), straight to the kernel
+            if second is UNSET:
+                if first is not UNSET:
+                    return self._collector.emit(first, None, DEFAULT_STREAM, None, True) or []
+            elif not isinstance(first, str):
+                return self._collector.emit(first, second, DEFAULT_STREAM, None, True) or []
+        stream, values, message_id = _parse("emit", given(first, second, third, *more), self._where)
         if self._debug:
             log.info("%s: Emitting: %s %r %r", self._where, stream, values, message_id)
         return self._collector.emit(values, message_id, stream, None, True) or []

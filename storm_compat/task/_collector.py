@@ -14,7 +14,8 @@ from typing import Any
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, BoltCollector
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import HeronError
-from storm_compat.tuple import Tuple, Values
+from storm_compat.tuple import Tuple
+from storm_compat.tuple._overloads import UNSET, given
 
 __all__ = ["OutputCollector"]
 
@@ -22,30 +23,27 @@ log = logging.getLogger("storm_compat.task")
 
 
 def _anchors(value: object, where: str) -> list[NativeTuple]:
-    """The kernel tuples behind ``value`` (one Tuple or a collection), ticks left out."""
+    """The tuples of ``value`` (one Tuple or a collection), ticks left out."""
     if isinstance(value, Tuple):
-        return [] if value.isTick() else [value.native]
+        return [] if value.isTick() else [value]
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         raise TypeError(
             f"{where}: anchors must be a Tuple or a collection of Tuples, got {value!r}"
         )
-    natives = []
+    kept: list[NativeTuple] = []
     for item in value:
         if not isinstance(item, Tuple):
             raise TypeError(f"{where}: anchors must be Tuples received by this bolt, got {item!r}")
         if not item.isTick():
-            natives.append(item.native)
-    return natives
+            kept.append(item)
+    return kept
 
 
 def parse_bolt_emit(
     method: str, args: Sequence[Any], where: str
 ) -> tuple[str, list[NativeTuple] | None, Sequence[Any]]:
-    """``(stream, anchors, values)`` from ``emit([streamId,] [anchor(s),] values)`` arguments
-    (``Values`` become plain lists: the kernel's fast path takes those)."""
+    """``(stream, anchors, values)`` from ``emit([streamId,] [anchor(s),] values)`` arguments."""
     values: Sequence[Any] = args[-1] if args else ()
-    if type(values) is Values:
-        values = list(values)
     if len(args) == 1:
         return DEFAULT_STREAM, None, values
     if len(args) == 2:
@@ -95,24 +93,20 @@ class OutputCollector:
         self._where = where
         self._debug = debug
 
-    def emit(self, *args: Any) -> list[int]:
+    def emit(
+        self, first: Any = UNSET, second: Any = UNSET, third: Any = UNSET, /, *more: Any
+    ) -> list[int]:
         """``emit([streamId,] [anchor or anchors,] values)``: the ids of the receiving tasks."""
-        if not self._debug:  # the common overloads, straight to the kernel's collector
-            count = len(args)
-            if count == 2 and type(args[0]) is Tuple:
-                native = args[0].native
-                values = args[1]
-                if type(values) is Values:
-                    values = list(values)
-                if native.stream == TICK_STREAM and native.component == SYSTEM_COMPONENT:
-                    return self._collector.emit(values, DEFAULT_STREAM, [], None, True) or []
-                return self._collector.emit(values, DEFAULT_STREAM, [native], None, True) or []
-            if count == 1:
-                values = args[0]
-                if type(values) is Values:
-                    values = list(values)
-                return self._collector.emit(values, DEFAULT_STREAM, None, None, True) or []
-        stream, anchors, values = parse_bolt_emit("emit", args, self._where)
+        if second is UNSET:  # emit(values), the common overloads straight to the kernel
+            if first is not UNSET and not self._debug:
+                return self._collector.emit(first, DEFAULT_STREAM, None, None, True) or []
+        elif third is UNSET and type(first) is Tuple and not self._debug:  # emit(anchor, values)
+            if first.stream == TICK_STREAM and first.component == SYSTEM_COMPONENT:
+                return self._collector.emit(second, DEFAULT_STREAM, [], None, True) or []
+            return self._collector.emit(second, DEFAULT_STREAM, [first], None, True) or []
+        stream, anchors, values = parse_bolt_emit(
+            "emit", given(first, second, third, *more), self._where
+        )
         if self._debug:
             log.info("%s: Emitting: %s %r", self._where, stream, values)
         return self._collector.emit(values, stream, anchors, None, True) or []
@@ -144,17 +138,16 @@ class OutputCollector:
         """Mark ``input`` processed (its tuple trees may complete)."""
         if type(input) is Tuple and not input._done and not self._debug:
             input._done = True
-            native = input.native
-            if native.stream != TICK_STREAM or native.component != SYSTEM_COMPONENT:
-                self._collector.ack(native)
+            if input.stream != TICK_STREAM or input.component != SYSTEM_COMPONENT:
+                self._collector.ack(input)
             return
         if self._settle(input, "ack"):
-            self._collector.ack(input.native)
+            self._collector.ack(input)
 
     def fail(self, input: Tuple) -> None:
         """Fail the tuple trees ``input`` belongs to (their spouts' ``fail`` is called)."""
         if self._settle(input, "fail"):
-            self._collector.fail(input.native)
+            self._collector.fail(input)
 
     def resetTimeout(self, input: Tuple) -> None:
         """Restart the message timeout of the tuple trees ``input`` belongs to.
@@ -168,7 +161,7 @@ class OutputCollector:
                 f"{self._where}: resetTimeout needs at-least-once acking in the kernel "
                 f"({type(self._collector).__name__} has no reset_timeout)"
             )
-        reset(input.native)
+        reset(input)
 
     def reportError(self, error: BaseException) -> None:
         """Report ``error`` (logged at ERROR with its traceback in the task's log)."""

@@ -14,7 +14,6 @@ from typing import Any
 from heron_core.api import Bolt, CustomGrouping, GlobalStreamId, Spout, Stream
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
-from heron_core.api.constants import SYSTEM_COMPONENT, TICK_STREAM
 from heron_core.errors import UserCodeError
 from storm_compat.grouping import CustomStreamGrouping
 from storm_compat.spout import ISpout, SpoutOutputCollector
@@ -90,11 +89,14 @@ class SpoutAdapter(Spout):
 
 
 class _StormBolt(Bolt):
-    """What both bolt adapters share: Storm tuples with the fields of their source stream.
+    """What both bolt adapters share: the runtime builds their inputs as Storm tuples
+    (``tuple_type``), which get the fields of their source stream before the bolt sees them.
 
-    After ``initialize``, ``process`` is a closure (`_processor`) that builds each Storm tuple
-    directly and keeps its state in closure cells; ``process_tick`` takes the plain path.
+    After ``initialize``, ``process`` is a closure (`_processor`) that keeps its state in
+    closure cells; ``process_tick`` gets the kernel's tick and passes on a Storm tuple of it.
     """
+
+    tuple_type = Tuple
 
     def __init__(self, outputs: Sequence[Stream]) -> None:
         self.outputs = list(outputs)
@@ -110,19 +112,12 @@ class _StormBolt(Bolt):
         key = (source, stream)
         fields = self._fields.get(key)
         if fields is None:
-            if key == (SYSTEM_COMPONENT, TICK_STREAM):
-                fields = TICK_FIELDS
-            else:
-                fields = Fields(self._context.get_output_fields(source, stream))
-            self._fields[key] = fields
+            fields = self._fields[key] = Fields(self._context.get_output_fields(source, stream))
         return fields
-
-    def _wrap(self, tup: NativeTuple) -> Tuple:
-        return Tuple(tup, self._fields_of(tup.component, tup.stream))
 
     def _processor(
         self, execute: Callable[..., None], basic: BasicOutputCollector | None
-    ) -> Callable[[NativeTuple], None]:
+    ) -> Callable[[Tuple], None]:
         """``process`` for a rich bolt's ``execute`` (``basic`` None), or for a basic bolt's
         with its collector: the input is acked after ``execute`` returns (straight to the
         kernel when it was not settled meanwhile and ``topology.debug`` is off), failed when
@@ -135,31 +130,28 @@ class _StormBolt(Bolt):
         last_stream: Any = None
         fields: Any = None
 
-        def process(tup: NativeTuple) -> None:
+        def process(tup: Tuple) -> None:
             nonlocal last_source, last_stream, fields
             source = tup.component
             stream = tup.stream
             if source is not last_source or stream is not last_stream:
                 fields = fields_of(source, stream)
                 last_source, last_stream = source, stream
-            storm = _new(Tuple)  # Tuple.__init__, inlined
-            storm.native = tup
-            storm._fields = fields
-            storm._done = False
+            tup._schema = fields
+            tup._done = False
             if basic is None:
-                execute(storm)
+                execute(tup)
                 return
-            basic._input = storm
             basic._anchors = [tup]  # never a tick here: ticks go to process_tick
             try:
-                execute(storm, basic)
+                execute(tup, basic)
             except FailedException as exc:
-                _failed(out, storm, exc)
+                _failed(out, tup, exc)
             else:
-                if storm._done or direct_ack is None:
-                    out.ack(storm)  # warns (acked already) or logs (debug)
+                if tup._done or direct_ack is None:
+                    out.ack(tup)  # warns (acked already) or logs (debug)
                 else:
-                    storm._done = True
+                    tup._done = True
                     direct_ack(tup)
 
         return process
@@ -185,11 +177,8 @@ class BoltAdapter(_StormBolt):
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)
         self.process = self._processor(self.bolt.execute, None)  # type: ignore[method-assign,assignment]
 
-    def process(self, tup: NativeTuple) -> None:
-        self.bolt.execute(self._wrap(tup))
-
     def process_tick(self, tup: NativeTuple) -> None:
-        self.bolt.execute(self._wrap(tup))
+        self.bolt.execute(Tuple(tup, TICK_FIELDS))
 
     def close(self) -> None:
         self.bolt.cleanup()
@@ -209,18 +198,15 @@ class BasicBoltAdapter(_StormBolt):
         _setup(where, self.bolt, "prepare", config, TopologyContext(context))
         self.process = self._processor(self.bolt.execute, self._basic)  # type: ignore[method-assign,assignment]
 
-    def process(self, tup: NativeTuple) -> None:
-        storm_tuple = self._wrap(tup)
-        self._basic.setContext(storm_tuple)
-        try:
-            self.bolt.execute(storm_tuple, self._basic)
-        except FailedException as exc:
-            _failed(self._out, storm_tuple, exc)
-        else:
-            self._out.ack(storm_tuple)
-
     def process_tick(self, tup: NativeTuple) -> None:
-        BasicBoltAdapter.process(self, tup)
+        tick = Tuple(tup, TICK_FIELDS)
+        self._basic.setContext(tick)
+        try:
+            self.bolt.execute(tick, self._basic)
+        except FailedException as exc:
+            _failed(self._out, tick, exc)
+        else:
+            self._out.ack(tick)
 
     def close(self) -> None:
         self.bolt.cleanup()

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
-from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import HeronError
 from storm_compat.task import OutputCollector
-from storm_compat.tuple import Tuple, Values
+from storm_compat.tuple import Tuple
+from storm_compat.tuple._overloads import UNSET, given
 
 __all__ = ["BasicOutputCollector", "FailedException", "ReportedFailedException"]
 
@@ -56,24 +56,23 @@ class BasicOutputCollector:
 
     def __init__(self, out: OutputCollector) -> None:
         self.out = out
-        self._input: Tuple | None = None
         # The kernel's collector, when ``emit(values)`` may go straight to it (a plain
-        # OutputCollector without debug logging), and the input's native tuple as anchors.
+        # OutputCollector without debug logging), and the anchors of every emit: the input, or
+        # nothing for a tick (None: no input yet). The bolt adapter sets them per input.
         direct = type(out) is OutputCollector and not out._debug
         self._native = out._collector if direct else None
-        self._anchors: list[NativeTuple] = []
+        self._anchors: list[Tuple] | None = None
 
     def setContext(self, inputTuple: Tuple) -> None:
         """Set the tuple being executed (done by the runtime before each ``execute``)."""
-        self._input = inputTuple
-        self._anchors = [] if inputTuple.isTick() else [inputTuple.native]
+        self._anchors = [] if inputTuple.isTick() else [inputTuple]
 
-    def _anchor(self) -> Tuple:
-        if self._input is None:
+    def _anchor(self) -> list[Tuple]:
+        if self._anchors is None:
             raise HeronError(
                 "BasicOutputCollector used outside execute(): no input tuple to anchor"
             )
-        return self._input
+        return self._anchors
 
     def _stream_values(self, method: str, args: tuple[Any, ...]) -> tuple[str, Any]:
         if len(args) == 1:
@@ -82,15 +81,13 @@ class BasicOutputCollector:
             return args[0], args[1]
         raise TypeError(f"{method}([streamId,] values) got {len(args)} arguments: {args!r}")
 
-    def emit(self, *args: Any) -> list[int]:
+    def emit(self, first: Any = UNSET, second: Any = UNSET, /, *more: Any) -> list[int]:
         """``emit([streamId,] values)``, anchored to the input: the receiving tasks' ids."""
         native = self._native
-        if native is not None and len(args) == 1 and self._input is not None:
-            values = args[0]
-            if type(values) is Values:
-                values = list(values)
-            return native.emit(values, DEFAULT_STREAM, self._anchors, None, True) or []
-        stream, values = self._stream_values("emit", args)
+        anchors = self._anchors
+        if second is UNSET and native is not None and anchors is not None and first is not UNSET:
+            return native.emit(first, DEFAULT_STREAM, anchors, None, True) or []
+        stream, values = self._stream_values("emit", given(first, second, *more))
         return self.out.emit(stream, self._anchor(), values)
 
     def emitDirect(self, taskId: int, *args: Any) -> None:

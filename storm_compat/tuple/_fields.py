@@ -94,14 +94,40 @@ class Fields:
         return f"Fields({', '.join(map(repr, self._fields))})"
 
 
-class Values(list[Any]):
-    """The values of one tuple, in field order: ``Values("storm", 3)`` (a list).
+class _ValuesType(type):
+    """``Values``'s metaclass: ``Values(...)`` builds a plain ``list`` (no per-emit ``__init__``
+    and no conversion before the kernel), and every list is an instance of ``Values``."""
 
-    >>> Values("storm", 3) == ["storm", 3]
-    True
+    def __call__(cls, *values: Any) -> list[Any]:
+        if cls is Values:
+            return [*values]
+        return super().__call__(*values)  # a user's subclass builds instances of itself
+
+    def __instancecheck__(cls, instance: object) -> bool:
+        if cls is Values:
+            return isinstance(instance, list)
+        return super().__instancecheck__(instance)
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        if cls is Values:
+            return issubclass(subclass, list)
+        return super().__subclasscheck__(subclass)
+
+
+class Values(list[Any], metaclass=_ValuesType):
+    """The values of one tuple, in field order: ``Values("storm", 3)``.
+
+    Storm's ``Values`` is an ``ArrayList``; here ``Values(...)`` returns a plain ``list`` (it is
+    built once per emit, and a list is what the kernel takes as is), and every list is an
+    instance of ``Values``. A subclass of ``Values`` builds instances of itself.
+
+    >>> Values("storm", 3)
+    ['storm', 3]
+    >>> type(Values("storm")) is list, isinstance(["storm"], Values)
+    (True, True)
     """
 
-    __slots__ = ()  # built once per emit: no instance dict makes that cheaper
+    __slots__ = ()
 
     def __init__(self, *values: Any) -> None:
-        list.__init__(self, values)  # not super(): one emit each, this is on the hot path
+        list.__init__(self, values)  # only a subclass's instances get here

@@ -5,8 +5,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from heron_core.api import GlobalStreamId, Grouping, TopologyContext
+from heron_core.api import Bolt, GlobalStreamId, Grouping, TopologyContext
 from heron_core.api import Tuple as NativeTuple
+
+
+def delivered(
+    bolt: Bolt, id: Any, component: str, stream: str, task: int, values: list[Any]
+) -> Any:
+    """An input for ``bolt`` as the runtime builds it: an instance of ``bolt.tuple_type`` with
+    only the kernel tuple's slots set (``__init__`` of the kernel's ``Tuple``, not the type's)."""
+    tup = object.__new__(bolt.tuple_type)
+    NativeTuple.__init__(tup, id, component, stream, task, values)
+    return tup
 
 
 class FakeContext(TopologyContext):

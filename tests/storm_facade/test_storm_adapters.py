@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 import pytest
-from storm_support import FakeBoltCollector, FakeContext, FakeSpoutCollector
+from storm_support import FakeBoltCollector, FakeContext, FakeSpoutCollector, delivered
 
 from heron_core.api import GlobalStreamId, Stream
 from heron_core.api import Tuple as NativeTuple
@@ -27,7 +27,7 @@ from storm_compat.topology._adapters import (
     SpoutAdapter,
 )
 from storm_compat.topology.base import BaseBasicBolt, BaseRichBolt, BaseRichSpout
-from storm_compat.tuple import Tuple, Values
+from storm_compat.tuple import Fields, Tuple, Values
 
 OUTPUTS = [Stream(["word"])]
 TICK = NativeTuple("__tick", "__system", "__tick", -1, [2.0])
@@ -135,7 +135,7 @@ def test_rich_bolt_gets_tuples_with_their_fields_and_ticks_in_execute() -> None:
     native = FakeBoltCollector()
     adapter._collector = native
     adapter.initialize({}, FakeContext("count", fields={("split", "default"): ["word"]}))
-    adapter.process(NativeTuple("1", "split", "default", 4, ["storm"]))
+    adapter.process(delivered(adapter, "1", "split", "default", 4, ["storm"]))
     adapter.process_tick(TICK)
     assert bolt.events == [("split", ["word"], ["storm"]), ("__system", ["rate_secs"], [2.0])]
     assert native.calls == [("ack", ["storm"])]  # the tick's ack stays in the facade
@@ -171,9 +171,9 @@ def test_basic_bolt_is_anchored_acked_and_failed_for_the_user(
     adapter._collector = native
     adapter.initialize({}, FakeContext("exclaim", task=6, fields={("s", "default"): ["w"]}))
     for value in ("ok", "fail", "report"):
-        adapter.process(NativeTuple(value, "s", "default", 1, [value]))
+        adapter.process(delivered(adapter, value, "s", "default", 1, [value]))
     with pytest.raises(KeyError):
-        adapter.process(NativeTuple("crash", "s", "default", 1, ["crash"]))
+        adapter.process(delivered(adapter, "crash", "s", "default", 1, ["crash"]))
     assert bolt.events == [("prepare", 6)]
     assert native.calls == [
         ("emit", ["ok!"], "default", [["ok"]], None, True),
@@ -236,7 +236,7 @@ def test_a_basic_bolt_input_acked_by_the_bolt_is_acked_once_with_a_warning(
     native = FakeBoltCollector()
     adapter._collector = native
     adapter.initialize({}, FakeContext("echo", fields={("s", "default"): ["w"]}))
-    adapter.process(NativeTuple(None, "s", "default", 1, ["a"]))
+    adapter.process(delivered(adapter, None, "s", "default", 1, ["a"]))
     assert native.calls == [("emit", ["a"], "default", [["a"]], None, True), ("ack", ["a"])]
     assert "ack of a tuple already acked or failed, ignored" in caplog.text
 
@@ -248,7 +248,7 @@ def test_a_debug_basic_bolt_logs_its_emits_and_acks(caplog: pytest.LogCaptureFix
     adapter._collector = native
     context = FakeContext("exclaim", task=6, fields={("s", "default"): ["w"]})
     adapter.initialize({"topology.debug": True}, context)
-    adapter.process(NativeTuple("m", "s", "default", 1, ["ok"]))
+    adapter.process(delivered(adapter, "m", "s", "default", 1, ["ok"]))
     adapter.process_tick(TICK)
     assert native.calls == [
         ("emit", ["ok!"], "default", [["ok"]], None, True),
@@ -270,11 +270,45 @@ def test_a_rich_bolt_gets_one_storm_tuple_per_input_with_the_fields_of_its_strea
     adapter._collector = FakeBoltCollector()
     fields = {("split", "default"): ["word"], ("split", "pairs"): ["word", "n"]}
     adapter.initialize({}, FakeContext("count", fields=fields))
-    adapter.process(NativeTuple(None, "split", "default", 4, ["a"]))
-    adapter.process(NativeTuple(None, "split", "pairs", 4, ["b", 2]))
-    adapter.process(NativeTuple(None, "split", "default", 4, ["c"]))
+    adapter.process(delivered(adapter, None, "split", "default", 4, ["a"]))
+    adapter.process(delivered(adapter, None, "split", "pairs", 4, ["b", 2]))
+    adapter.process(delivered(adapter, None, "split", "default", 4, ["c"]))
     assert bolt.events == [
         ("split", ["word"], ["a"]),
         ("split", ["word", "n"], ["b", 2]),
         ("split", ["word"], ["c"]),
     ]
+
+
+class Keeping(BaseBasicBolt):
+    """Keeps every input it gets."""
+
+    def __init__(self) -> None:
+        self.inputs: list[Tuple] = []
+
+    def execute(self, input: Tuple, collector: BasicOutputCollector) -> None:
+        self.inputs.append(input)
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+@pytest.mark.parametrize("kind", [BoltAdapter, BasicBoltAdapter])
+def test_bolt_adapters_have_the_runtime_build_storm_tuples(kind: type[Any]) -> None:
+    assert kind.tuple_type is Tuple
+
+
+def test_a_bolt_gets_the_tuple_the_runtime_built_with_its_fields_and_identity_equality() -> None:
+    bolt = Keeping()
+    adapter = BasicBoltAdapter(bolt, OUTPUTS)
+    native = FakeBoltCollector()
+    adapter._collector = native
+    adapter.initialize({}, FakeContext("count", fields={("split", "default"): ["word"]}))
+    first = delivered(adapter, None, "split", "default", 4, ["same"])
+    second = delivered(adapter, None, "split", "default", 4, ["same"])
+    adapter.process(first)
+    adapter.process(second)
+    assert bolt.inputs[0] is first and bolt.inputs[1] is second
+    assert first.getStringByField("word") == "same" and first.getFields() == Fields("word")
+    assert len(set(bolt.inputs)) == 2
+    assert native.calls == [("ack", ["same"]), ("ack", ["same"])]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 from typing import Any
 
 import pytest
@@ -9,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heron_core.api import GlobalStreamId
+from heron_core.api import Tuple as NativeTuple
 from storm_compat.tuple import Fields, Tuple, Values
 from storm_compat.utils import TupleUtils
 
@@ -37,10 +40,26 @@ def test_select_returns_the_values_of_the_selected_fields_in_selector_order(
     assert Fields(names).select(Fields(chosen), values) == [f"v-{n}" for n in chosen]
 
 
-def test_values_is_a_list() -> None:
+def test_values_builds_a_plain_list_and_every_list_is_values() -> None:
     values = Values("a", 1)
-    assert values == ["a", 1] and isinstance(values, list)
-    assert Values() == []
+    assert values == ["a", 1] and type(values) is list
+    assert Values() == [] and type(Values()) is list
+    assert isinstance(["x"], Values) and isinstance(values, Values) and issubclass(list, Values)
+    assert not isinstance(("x",), Values) and not issubclass(tuple, Values)
+
+
+class Pair(Values):
+    """A user's subclass of Values."""
+
+    def first(self) -> Any:
+        return self[0]
+
+
+def test_a_subclass_of_values_builds_instances_of_itself() -> None:
+    pair = Pair("a", 1)
+    assert type(pair) is Pair and pair == ["a", 1] and pair.first() == "a"
+    assert isinstance(pair, Values) and isinstance(pair, Pair) and issubclass(Pair, Values)
+    assert not isinstance(["a", 1], Pair) and not issubclass(list, Pair)
 
 
 def sample() -> Tuple:
@@ -126,3 +145,37 @@ def test_getters_by_field_check_the_type_and_the_name() -> None:
     with pytest.raises(ValueError, match="field 'nope' does not exist"):
         tup.getIntegerByField("nope")
     assert tup.getStringByField("missing") is None and tup.getIntegerByField("missing") is None
+
+
+def test_tuples_are_equal_only_to_themselves_as_storms_tuple_impl() -> None:
+    a, b = sample(), sample()
+    assert a == a and a != b and len({a, b}) == 2
+    assert {a: 1}[a] == 1
+
+
+def test_a_storm_tuple_is_the_kernels_tuple() -> None:
+    tup = sample()
+    assert isinstance(tup, NativeTuple) and tup.native is tup
+    assert (tup.component, tup.stream, tup.task, tup.values) == (
+        "split",
+        "words",
+        7,
+        tup.getValues(),
+    )
+    assert Tuple(tup, Fields("other")) is tup and tup.getFields().get(0) == "word"
+
+
+def test_the_storm_tuple_of_a_kernel_tick_is_a_new_one_with_the_given_fields() -> None:
+    native = NativeTuple("__tick", "__system", "__tick", -1, [2.0])
+    tick = Tuple(native, Fields("rate_secs"))
+    assert type(tick) is Tuple and tick is not native and tick.isTick()
+    assert tick.getDoubleByField("rate_secs") == 2.0 and tick.getSourceTask() == -1
+    assert tick.getMessageId() == "__tick" and tick._roots == () and tick._ackval == 0
+
+
+def test_a_pickled_or_copied_tuple_is_a_new_tuple_with_the_same_state() -> None:
+    tup = sample()
+    for copied in (pickle.loads(pickle.dumps(tup)), copy.copy(tup)):
+        assert type(copied) is Tuple and copied is not tup and copied != tup
+        assert copied.getFields() == tup.getFields() and copied.getValues() == tup.getValues()
+        assert (copied.getSourceComponent(), copied.getSourceTask()) == ("split", 7)
