@@ -19,7 +19,7 @@ def record_start(directory: str, task: int) -> None:
     """Write the time (``time.time()``) of the spout task's first emit, which starts the
     clock of a case, to ``<directory>/start-<task>``."""
     path = Path(directory) / f"start-{task}"
-    partial = path.with_suffix(".partial")
+    partial = path.with_name(f".{path.name}.partial")  # not matched by the reader's start-*
     partial.write_text(repr(time.time()))
     os.replace(partial, path)  # readers never see half a file
 

@@ -18,9 +18,29 @@ Module paths mirror Storm's Java packages (``storm_compat.topology``, ``.topolog
 (2, ['words', 'count'])
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from storm_compat._config import Config
-from storm_compat._local import LocalCluster
-from storm_compat._submitter import StormSubmitter
 from storm_compat.topology import StormTopology
 
+if TYPE_CHECKING:
+    from storm_compat._local import LocalCluster
+    from storm_compat._submitter import StormSubmitter
+
 __all__ = ["Config", "LocalCluster", "StormSubmitter", "StormTopology"]
+
+# LocalCluster and StormSubmitter bring in the client, executor and state managers: imported on
+# first use, so the instance processes that run Storm components do not pay for them.
+_LAZY = {"LocalCluster": "storm_compat._local", "StormSubmitter": "storm_compat._submitter"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'storm_compat' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
