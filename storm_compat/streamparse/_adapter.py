@@ -13,10 +13,12 @@ wrote them, without any JSON.
 The per-tuple path is kept short where the user's class keeps pystorm's own code: a bolt whose
 class keeps ``Bolt._run`` and ``read_tuple`` gets each input through an inlined copy of them
 (namedtuple values and the pystorm ``Tuple`` built with ``tuple.__new__``, auto-ack straight to
-the native collector); pystorm's ``emit``, ``ack`` and ``fail`` are replaced on the instance by
-direct calls on the native collector (no message dict, no id round trip); a spout that keeps
-``Spout._run`` gets each command as a direct call of the method ``_run`` would dispatch to.
-A class that overrides any of those gets pystorm's full message path for it.
+the native collector, and ``_current_tups`` a property read from the input being processed
+instead of a list stored twice per input); pystorm's ``emit``, ``ack`` and ``fail`` are
+replaced on the instance by direct calls on the native collector (no message dict, no id round
+trip; with acking off, an emit is one check and one call); a spout that keeps ``Spout._run``
+gets each command as a direct call of the method ``_run`` would dispatch to. A class that
+overrides any of those gets pystorm's full message path for it.
 
 Differences from a pystorm subprocess (deliberate):
 - ``TicklessBatchingBolt``: its timer thread only marks batches due; they are processed on the
@@ -165,13 +167,30 @@ class _Input:
     state changes several times per tuple, and slot stores cost a fraction of stores into
     the driver's ``__dict__``."""
 
-    __slots__ = ("anchors", "id", "native", "received")
+    __slots__ = ("anchors", "current", "native", "received")
 
     def __init__(self) -> None:
-        self.native: NativeTuple | None = None
-        self.id: str | None = None  # None: no input, or settled already
-        self.received: list[Any] | None = None  # the component's _current_tups for it
+        self.native: NativeTuple | None = None  # None: no input, or settled already
+        self.received: Any = None  # its pystorm Tuple, from the start to the end of process
+        self.current: Any = None  # what the component assigned to _current_tups meanwhile
         self.anchors: list[NativeTuple] = []  # [native] (with acking on only)
+
+    @property
+    def id(self) -> str | None:
+        """The id of the input while it is not settled."""
+        return None if self.native is None else self.received.id
+
+    def current_tups(self, component: Any) -> Any:
+        """pystorm's ``Bolt._current_tups`` while the inlined loop runs: ``[tup]`` during
+        ``process(tup)``, ``[]`` between inputs, unless the component assigned it meanwhile."""
+        current = self.current
+        if current is None:
+            received = self.received
+            return [] if received is None else [received]
+        return current
+
+    def assign_current_tups(self, component: Any, tups: Any) -> None:
+        self.current = tups
 
 
 class _SinkSerializer:
@@ -355,6 +374,7 @@ class _Driver(abc.ABC):
             self.component._run()
         except Exception as exc:
             self._failed(exc)
+        self._now.current = None  # what _run assigned to _current_tups, if inlined process runs
         if self._due:
             self._process_due_batches()
 
@@ -483,8 +503,8 @@ class _Driver(abc.ABC):
         key = tup.id if isinstance(tup, _PTuple) else tup
         now = self._now
         if key is not None and key == now.id:
-            now.id = None
-            return now.native
+            native, now.native = now.native, None
+            return native
         return self._pending.pop(key, _GONE)
 
     def _metric(self, name: str, value: Any) -> None:
@@ -525,14 +545,13 @@ class PystormSpoutAdapter(_Driver, Spout):
             def emit(
                 tup: Any,
                 tup_id: Any = None,
-                stream: str | None = None,
+                stream: str | None = DEFAULT_STREAM,
                 direct_task: int | None = None,
                 need_task_ids: bool = False,
             ) -> list[int] | None:
                 if type(tup) is not list and not isinstance(tup, list | tuple):
                     _not_a_tuple(tup)
-                ids = out_emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
-                return ids if need_task_ids else None
+                return out_emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
 
             component.emit = emit
         if cls._run is pystorm.Spout._run:  # its loop body only dispatches (then syncs)
@@ -601,16 +620,37 @@ class PystormBoltAdapter(_Driver, Bolt):
             self.process = self._direct_process(component, own_ack)  # type: ignore[method-assign,assignment]
 
     def _direct_emit(self, component: Any) -> Callable[..., list[int] | None]:
-        """pystorm's ``Bolt.emit`` as one call on the native collector: auto-anchoring to the
+        """pystorm's ``Bolt.emit`` as one call on the native collector (whose ``emit`` returns
+        the task ids only when ``need_task_ids``, as pystorm's does). With acking off there is
+        no auto-anchoring (the kernel ignores anchors); with acking on, auto-anchoring to the
         input being processed uses its native tuple directly."""
         out_emit = self._out.emit
         anchored = self._anchors
-        acking = self._acking
+        if not self._acking:
+
+            def emit(
+                tup: Any,
+                stream: str | None = DEFAULT_STREAM,
+                anchors: Any = None,
+                direct_task: int | None = None,
+                need_task_ids: bool = False,
+            ) -> list[int] | None:
+                if type(tup) is not list and not isinstance(tup, list | tuple):
+                    _not_a_tuple(tup)
+                return out_emit(
+                    tup,
+                    stream or DEFAULT_STREAM,
+                    None if anchors is None else anchored(anchors),
+                    direct_task,
+                    need_task_ids,
+                )
+
+            return emit
         now = self._now
 
-        def emit(
+        def emit_anchored(
             tup: Any,
-            stream: str | None = None,
+            stream: str | None = DEFAULT_STREAM,
             anchors: Any = None,
             direct_task: int | None = None,
             need_task_ids: bool = False,
@@ -618,24 +658,22 @@ class PystormBoltAdapter(_Driver, Bolt):
             if type(tup) is not list and not isinstance(tup, list | tuple):
                 _not_a_tuple(tup)
             if anchors is not None:
-                natives: list[NativeTuple] | None = anchored(anchors)
-            elif not acking:
-                natives = None
+                natives: list[NativeTuple] = anchored(anchors)
             elif not component.auto_anchor:
                 natives = []
-            elif component._current_tups is now.received and now.id is not None:
-                natives = now.anchors  # the input being processed
+            elif now.native is not None and now.current is None:
+                natives = now.anchors  # the input being processed, not settled yet
             else:
                 natives = anchored(component._current_tups)
-            ids = out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
-            return ids if need_task_ids else None
+            return out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
 
-        return emit
+        return emit_anchored
 
     def _direct_process(self, component: Any, own_ack: bool) -> Callable[[NativeTuple], None]:
         """pystorm's ``Bolt._run`` and ``read_tuple`` for one native tuple, inlined: the
-        values' namedtuple and the pystorm Tuple are built directly; auto-ack of an input not
-        settled during ``process`` goes straight to the native collector."""
+        values' namedtuple and the pystorm Tuple are built directly; ``_current_tups``
+        becomes a property computed from ``_now`` (no lists built per input); auto-ack of an
+        input not settled during ``process`` goes straight to the native collector."""
         next_id = self._next_id
         out_ack = self._out.ack
         pending = self._pending
@@ -643,6 +681,7 @@ class PystormBoltAdapter(_Driver, Bolt):
         kinds = component._source_tuple_types
         acking = self._acking
         now = self._now
+        type(component)._current_tups = property(now.current_tups, now.assign_current_tups)
         # the input stream of the previous tuple (one batch has one source and stream)
         last_source: Any = None
         last_stream: Any = None
@@ -658,8 +697,6 @@ class PystormBoltAdapter(_Driver, Bolt):
                 kind = kinds[source].get(stream)
                 arity = -1 if kind is None else len(kind._fields)
                 last_source, last_stream = source, stream
-            now.native = tup
-            now.id = tid
             try:
                 values = tup.values
                 if len(values) == arity:  # tuple.__new__: a namedtuple, cheaply
@@ -668,27 +705,30 @@ class PystormBoltAdapter(_Driver, Bolt):
                     values = tuple(values)
                 else:
                     values = kind(*values)  # raises pystorm's TypeError
-                received = _new_tuple(_PTuple, (tid, source, stream, tup.task, values))
-                component._current_tups = now.received = [received]
+                now.received = received = _new_tuple(
+                    _PTuple, (tid, source, stream, tup.task, values)
+                )
+                now.native = tup
                 if acking:
                     now.anchors = [tup]
                 component.process(received)
+                if now.native is tup and own_ack and component.auto_ack:  # the common case
+                    now.native = now.received = now.current = None
+                    out_ack(tup)
+                    return
                 if component.auto_ack:
-                    if own_ack and now.id is tid:
-                        now.id = None
-                        out_ack(tup)
-                    else:
-                        component.ack(received)
+                    component.ack(received)
             except Exception as exc:
-                if now.id is not None:
+                if now.native is not None:
                     pending[tid] = tup
-                    now.id = None
-                failed(exc)
+                    now.native = None
+                failed(exc)  # _current_tups stays [received] until the next input, as in pystorm
+                now.current = None
                 return
-            component._current_tups = []
-            if now.id is not None:  # neither acked nor failed: keep it by id
+            now.received = now.current = None
+            if now.native is not None:  # neither acked nor failed: keep it by id
                 pending[tid] = tup
-                now.id = None
+                now.native = None
 
         return process
 

@@ -45,7 +45,7 @@ class ManualBolt(Bolt):
     def process(self, tup: Any) -> None:
         if tup.values[0] == "boom":
             raise ValueError("boom")
-        self.emit([tup.values[0]], anchors=[tup])
+        Recording.calls.append(("no ids", self.emit([tup.values[0]], anchors=[tup])))
         self.emit([tup.values[0]], anchors=[])
         Recording.calls.append(("ids", self.emit([tup.values[0]], need_task_ids=True)))
         self.log("a log line", level="warning")
@@ -170,6 +170,31 @@ class DeferBolt(Bolt):
             self.emit([tup.values[0]], anchors=[tup, self.previous.id])
             self.ack(self.previous)
         self.previous = tup
+
+
+class CurrentBolt(Bolt):
+    """Records ``_current_tups`` in ``process`` and ``process_tick``; for "both" it assigns
+    ``_current_tups`` (as BatchingBolt does) to anchor its emit to the input and the one
+    before, which it acks only after the next input."""
+
+    auto_ack = False
+    outputs = ["word"]
+    _current_tups: list[Any]  # pystorm's, unannotated
+
+    def initialize(self, conf: dict[str, Any], ctx: dict[str, Any]) -> None:
+        self.previous: Any = None
+
+    def process(self, tup: Any) -> None:
+        Recording.calls.append(("current", list(self._current_tups)))
+        if tup.values[0] == "both":
+            self._current_tups = [tup, self.previous]
+        self.emit([tup.values[0]])
+        if self.previous is not None:
+            self.ack(self.previous)
+        self.previous = tup
+
+    def process_tick(self, tup: Any) -> None:
+        Recording.calls.append(("current", list(self._current_tups)))
 
 
 class SelfAckBolt(Bolt):

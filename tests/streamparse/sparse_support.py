@@ -99,16 +99,17 @@ class FakeContext(TopologyContext):
 
 
 class FakeCollector:
-    """Records what the adapter does on the native side (emit returns the task list [7])."""
+    """Records what the adapter does on the native side (emit returns the task list [7] when
+    its last argument, ``need_task_ids``, is true, else None, as the kernel's collectors do)."""
 
     def __init__(self) -> None:
         self.emits: list[tuple[Any, ...]] = []
         self.acked: list[NativeTuple] = []
         self.failed: list[NativeTuple] = []
 
-    def emit(self, *args: Any) -> list[int]:
+    def emit(self, *args: Any) -> list[int] | None:
         self.emits.append(args)
-        return [7]
+        return [7] if args[-1] else None
 
     def ack(self, tup: NativeTuple) -> None:
         self.acked.append(tup)

@@ -130,7 +130,7 @@ def test_without_auto_flags_the_bolt_acks_anchors_and_reports_itself(
         (["hi"], "default", [], None, False),
         (["hi"], "default", [], None, True),
     ]
-    assert ("ids", [7]) in Recording.calls
+    assert ("ids", [7]) in Recording.calls and ("no ids", None) in Recording.calls
     assert out.acked == [tup]
     assert "a log line" in caplog.text
     assert context.metrics["seen"].get_value_and_reset() == 1
@@ -284,6 +284,24 @@ def test_inputs_kept_past_process_are_anchored_and_acked_later() -> None:
     ]
     assert out.acked == [first, second]
     assert list(bolt._pending.values()) == [third]
+
+
+def test_current_tups_is_the_input_during_process_and_assignable_as_in_pystorm() -> None:
+    bolt, out, _ = start_bolt("CurrentBolt")
+    a, b, both = word("a"), word("b"), word("both")
+    bolt.process(a)
+    bolt.process_tick(tick())
+    bolt.process(b)
+    bolt.process(both)
+    currents = [[t.values[0] for t in c[1]] for c in Recording.calls if c[0] == "current"]
+    assert currents == [["a"], [2], ["b"], ["both"]]
+    assert out.emits == [
+        (["a"], "default", [a], None, False),
+        (["b"], "default", [b], None, False),
+        (["both"], "default", [both, b], None, False),
+    ]
+    assert out.acked == [a, b] and list(bolt._pending.values()) == [None, both]  # tick, "both"
+    assert bolt.component._current_tups == []
 
 
 def test_values_that_do_not_fit_the_fields_raise_as_in_pystorm() -> None:
