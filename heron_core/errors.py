@@ -8,6 +8,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigurationError",
+    "EmitTypeError",
     "HeronError",
     "PackingError",
     "SchedulerError",
@@ -56,3 +57,8 @@ class SchedulerError(HeronError):
 
 class UserCodeError(HeronError):
     """User code (a spout, bolt or grouping) raised; the original exception is chained."""
+
+
+class EmitTypeError(UserCodeError, TypeError):
+    """A component emitted values that are not a list or tuple (a ``TypeError`` too, as
+    pystorm and Storm's multilang raise)."""

@@ -201,7 +201,8 @@ class Spout(_Component):
             tup: the values.
             tup_id: a message id to track the tuple tree (``ack``/``fail`` get it back);
                 None emits unreliably.
-            stream: a declared output stream.
+            stream: a declared output stream (the runtime takes None for the default
+                stream, as pystorm does).
             direct_task: the target task, for direct streams only.
             need_task_ids: return the ids of the tasks the tuple was sent to.
 
@@ -292,7 +293,8 @@ class Bolt(_Component):
 
         Args:
             tup: the values.
-            stream: a declared output stream.
+            stream: a declared output stream (the runtime takes None for the default
+                stream, as pystorm does).
             anchors: received tuples whose trees the new tuple joins; None or empty emits
                 unanchored.
             direct_task: the target task, for direct streams only.

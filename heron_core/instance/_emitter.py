@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from heron_core.errors import UserCodeError
+from heron_core.errors import EmitTypeError, UserCodeError
 from heron_core.instance._plan import PlanView
 from heron_core.instance._routing import build_chooser
 from heron_core.instance.stmgr_client import StMgrClient
@@ -150,7 +150,7 @@ class Emitter:
                 f"declare (declared streams: {declared})"
             )
         if not isinstance(values, list | tuple):
-            return UserCodeError(
+            return EmitTypeError(
                 f"{self._where()}: emit on stream {stream!r} needs a list or tuple of values, "
                 f"got {type(values).__name__}"
             )

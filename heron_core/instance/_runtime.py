@@ -27,7 +27,7 @@ from typing import Any
 
 import zmq
 
-from heron_core.api import Bolt, Spout, Tuple
+from heron_core.api import DEFAULT_STREAM, Bolt, Spout, Tuple
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
@@ -99,7 +99,7 @@ class _SpoutCollector:
         self,
         tup: Any,
         tup_id: Any = None,
-        stream: str = "default",
+        stream: str = DEFAULT_STREAM,
         direct_task: int | None = None,
         need_task_ids: bool = False,
     ) -> list[int] | None:
@@ -119,6 +119,8 @@ class _SpoutCollector:
                     self._in_flight.add(root, tup_id, stream)
                     self._init(self._task, root, edge)
                 return [task] if need_task_ids else None
+        if stream is None:  # as pystorm's emit has it: the default stream
+            return self.emit(tup, tup_id, DEFAULT_STREAM, direct_task, need_task_ids)
         if tup_id is None:
             return self._emit(tup, stream, direct_task, need_task_ids)
         runtime = self._runtime
@@ -205,7 +207,7 @@ class _BoltCollector:
     def emit(
         self,
         tup: Any,
-        stream: str = "default",
+        stream: str = DEFAULT_STREAM,
         anchors: Any = None,
         direct_task: int | None = None,
         need_task_ids: bool = False,
@@ -266,6 +268,8 @@ class _BoltCollector:
         need_task_ids: bool,
     ) -> list[int] | None:
         """Any other emit: several anchors, several trees, several copies, or an error."""
+        if stream is None:  # as pystorm's emit has it: the default stream
+            return self.emit(tup, DEFAULT_STREAM, anchors, direct_task, need_task_ids)
         if not anchors or not self._acking or stream in self._runtime.emitter.silent_streams:
             return self._general(tup, stream, direct_task, need_task_ids)
         if isinstance(anchors, Tuple):

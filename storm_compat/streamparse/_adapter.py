@@ -28,8 +28,10 @@ Differences from a pystorm subprocess (deliberate):
 - ``log`` and ``error`` go to the instance log; ``report_metric`` values are registered with the
   task's context as metrics named after the call.
 - An unknown or repeated ack/fail id is ignored with a warning (Storm kills the ShellBolt).
-- With acking off, emits are not auto-anchored (the kernel ignores anchors then), so anchoring
-  to an input already acked draws no warning.
+- With acking off, emits are not anchored at all (the kernel ignores anchors then), so
+  anchoring to an input already acked, or to an unknown id, draws no warning.
+- Values that are not a list or tuple raise the kernel's ``EmitTypeError`` (a ``TypeError``,
+  naming the topology, component and stream) where the emit goes straight to it.
 """
 
 from __future__ import annotations
@@ -540,20 +542,8 @@ class PystormSpoutAdapter(_Driver, Spout):
     def _shortcut(self, component: Any) -> None:
         cls = type(component)
         if cls.emit is pystorm.Spout.emit:
-            out_emit = self._out.emit
-
-            def emit(
-                tup: Any,
-                tup_id: Any = None,
-                stream: str | None = DEFAULT_STREAM,
-                direct_task: int | None = None,
-                need_task_ids: bool = False,
-            ) -> list[int] | None:
-                if type(tup) is not list and not isinstance(tup, list | tuple):
-                    _not_a_tuple(tup)
-                return out_emit(tup, tup_id, stream or DEFAULT_STREAM, direct_task, need_task_ids)
-
-            component.emit = emit
+            # the native collector's emit has pystorm's parameters (see PystormBoltAdapter)
+            component.emit = self._out.emit
         if cls._run is pystorm.Spout._run:  # its loop body only dispatches (then syncs)
             for name in ("next_tuple", "ack", "fail", "activate", "deactivate"):
                 setattr(self, name, self._direct_call(component, name))
@@ -625,27 +615,12 @@ class PystormBoltAdapter(_Driver, Bolt):
         no auto-anchoring (the kernel ignores anchors); with acking on, auto-anchoring to the
         input being processed uses its native tuple directly."""
         out_emit = self._out.emit
-        anchored = self._anchors
         if not self._acking:
-
-            def emit(
-                tup: Any,
-                stream: str | None = DEFAULT_STREAM,
-                anchors: Any = None,
-                direct_task: int | None = None,
-                need_task_ids: bool = False,
-            ) -> list[int] | None:
-                if type(tup) is not list and not isinstance(tup, list | tuple):
-                    _not_a_tuple(tup)
-                return out_emit(
-                    tup,
-                    stream or DEFAULT_STREAM,
-                    None if anchors is None else anchored(anchors),
-                    direct_task,
-                    need_task_ids,
-                )
-
-            return emit
+            # The native collector's emit has pystorm's parameters (None is the default
+            # stream, values that are not a list or tuple raise a TypeError) and ignores
+            # anchors with acking off: it is the component's emit as it is.
+            return out_emit
+        anchored = self._anchors
         now = self._now
 
         def emit_anchored(

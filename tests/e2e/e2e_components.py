@@ -218,6 +218,34 @@ class CrashOnceBolt(Bolt):
         self.emit(tup.values)
 
 
+class NoStreamSpout(Spout):
+    """Emits the words w0..w<count-1> once, unreliably, passing ``stream=None`` (pystorm's way of
+    naming the default stream)."""
+
+    outputs = ["word"]
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.next = 0
+
+    def next_tuple(self) -> None:
+        if self.next < self.count:
+            self.emit([f"w{self.next}"], stream=None)
+            self.next += 1
+
+
+class NoStreamRelay(Bolt):
+    """Emits each input's values anchored to it with ``stream=None``, then acks it."""
+
+    outputs = ["value"]
+
+    def process(self, tup: Tuple) -> None:
+        self.emit(tup.values, stream=None, anchors=[tup])
+        self.ack(tup)
+
+
 class FirstTuple(Tuple):
     """A Tuple subclass, as a bolt's ``tuple_type``: adds ``first`` (the first value)."""
 

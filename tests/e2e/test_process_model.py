@@ -18,6 +18,8 @@ from e2e_components import (  # type: ignore[import-not-found]
     CrashOnceBolt,
     DirectSpout,
     FastSpout,
+    NoStreamRelay,
+    NoStreamSpout,
     NumberSpout,
     TypedSink,
     read_log,
@@ -140,18 +142,20 @@ def test_each_grouping_keeps_its_contract(home: Path, tmp_path: Path, code: Path
 
 
 def test_a_bolt_gets_its_inputs_as_its_tuple_type(home: Path, tmp_path: Path, code: Path) -> None:
-    """Anchored inputs (a reliable spout's) and unanchored ones (an unreliable spout's) are built
-    as the bolt's ``tuple_type``; the instance froze its start-up objects out of the garbage
-    collector and set the configured threshold."""
+    """Inputs in trees (a reliable spout's) and outside (an unreliable spout's, relayed) are
+    built as the bolt's ``tuple_type``; the instance froze its start-up objects out of the
+    garbage collector and set the configured threshold. (The unreliable words are emitted with
+    ``stream=None``, pystorm's default stream, by the spout and by the relay.)"""
     out = tmp_path / "typed"
     b = TopologyBuilder("typed")
     numbers = b.add_spout("numbers", NumberSpout(40, str(out)), par=1)
-    words = b.add_spout("words", FixedSpout(["word"], [[f"w{i}"] for i in range(40)]), par=1)
+    words = b.add_spout("words", NoStreamSpout(40), par=1)
+    relay = b.add_bolt("relay", NoStreamRelay, par=1, inputs={words: Grouping.SHUFFLE})
     b.add_bolt(
         "sink",
         TypedSink(str(out)),
         par=2,
-        inputs={numbers: Grouping.SHUFFLE, words: Grouping.SHUFFLE},
+        inputs={numbers: Grouping.SHUFFLE, relay: Grouping.SHUFFLE},
     )
     config = {"topology.reliability.mode": "ATLEAST_ONCE", "heron.instance.gc.threshold": 4321}
     with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:

@@ -97,6 +97,7 @@ def test_bad_emits_name_topology_component_and_stream(kwargs: dict[str, Any], me
     with pytest.raises(UserCodeError, match=message) as info:
         emitter.emit(values, **kwargs)
     assert "topology 't', component 'src', task 1" in str(info.value)
+    assert isinstance(info.value, TypeError) == (message == "needs a list or tuple")
 
 
 def test_simple_routes_expose_the_fields_memo_the_chooser_fills() -> None:

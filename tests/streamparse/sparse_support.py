@@ -99,23 +99,46 @@ class FakeContext(TopologyContext):
 
 
 class FakeCollector:
-    """Records what the adapter does on the native side (emit returns the task list [7] when
-    its last argument, ``need_task_ids``, is true, else None, as the kernel's collectors do)."""
+    """Records what the adapter does on the native side. ``emit`` takes a bolt collector's
+    parameters, with the kernel's defaults (None is the default stream, as there), and returns
+    the task list [7] when ``need_task_ids``, else None; every emit is recorded with all five."""
 
     def __init__(self) -> None:
         self.emits: list[tuple[Any, ...]] = []
         self.acked: list[NativeTuple] = []
         self.failed: list[NativeTuple] = []
 
-    def emit(self, *args: Any) -> list[int] | None:
-        self.emits.append(args)
-        return [7] if args[-1] else None
+    def emit(
+        self,
+        tup: Any,
+        stream: str | None = "default",
+        anchors: Any = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        self.emits.append((tup, stream or "default", anchors, direct_task, need_task_ids))
+        return [7] if need_task_ids else None
 
     def ack(self, tup: NativeTuple) -> None:
         self.acked.append(tup)
 
     def fail(self, tup: NativeTuple) -> None:
         self.failed.append(tup)
+
+
+class FakeSpoutCollector(FakeCollector):
+    """`FakeCollector` with a spout collector's ``emit`` parameters."""
+
+    def emit(  # type: ignore[override]
+        self,
+        tup: Any,
+        tup_id: Any = None,
+        stream: str | None = "default",
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        self.emits.append((tup, tup_id, stream or "default", direct_task, need_task_ids))
+        return [7] if need_task_ids else None
 
 
 WEIGHTS = {"dog": 10, "cat": 1, "zebra": 1, "elephant": 1}

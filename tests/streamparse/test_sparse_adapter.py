@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from sparse_components import Recording
-from sparse_support import FakeCollector, FakeContext
+from sparse_support import FakeCollector, FakeContext, FakeSpoutCollector
 
 from heron_core.api import GlobalStreamId, Grouping
 from heron_core.api import Tuple as NativeTuple
@@ -53,11 +53,11 @@ def start_bolt(
     return adapter, collector, context
 
 
-def start_spout(cls: str) -> tuple[PystormSpoutAdapter, FakeCollector]:
+def start_spout(cls: str) -> tuple[PystormSpoutAdapter, FakeSpoutCollector]:
     adapter = pickle.loads(
         pickle.dumps(PystormSpoutAdapter(f"sparse_components.{cls}", COMPONENTS))
     )
-    collector = FakeCollector()
+    collector = FakeSpoutCollector()
     context = FakeContext(
         "words",
         1,
@@ -311,7 +311,7 @@ def test_values_that_do_not_fit_the_fields_raise_as_in_pystorm() -> None:
     assert isinstance(raised.value.__cause__, TypeError) and not out.failed
 
 
-def test_with_acking_off_emits_are_not_auto_anchored_but_explicit_anchors_resolve() -> None:
+def test_with_acking_off_emits_go_to_the_kernel_as_they_are_and_inputs_are_still_acked() -> None:
     bolt, out, _ = start_bolt("EchoBolt", {"topology.reliability.mode": "ATMOST_ONCE"})
     tup = word("hi")
     bolt.process(tup)
@@ -321,7 +321,10 @@ def test_with_acking_off_emits_are_not_auto_anchored_but_explicit_anchors_resolv
     first, second = word("a"), word("b")
     deferring.process(first)
     deferring.process(second)
-    assert deferred.emits == [(["b"], "default", [second, first], None, False)]
+    # the explicit anchors (a pystorm Tuple and an id) reach the kernel, which ignores them
+    ((values, stream, anchors, direct, need),) = deferred.emits
+    assert (values, stream, direct, need) == (["b"], "default", None, False)
+    assert [a if isinstance(a, str) else a.values for a in anchors] == [("b",), "1"]
     assert deferred.acked == [first]
 
 
