@@ -66,7 +66,10 @@ class CorpusSpout(Spout):
         if self.interval:
             if now < self.next_at:
                 return
-            self.next_at = max(self.next_at + self.interval, now - 0.05)
+            # the first emit starts the schedule (no burst to catch up with time 0); later,
+            # up to 50 ms that the loop fell behind are caught up
+            start = self.next_at or now
+            self.next_at = max(start + self.interval, now - 0.05)
         i = self.position
         self.position += 1
         if not i:

@@ -24,6 +24,7 @@ class RssSampler(threading.Thread):
         self.kind = kind
         self.peak: dict[str, float] = defaultdict(float)
         self.peak_total = 0.0
+        self._kinds: dict[int, str] = {}  # by pid: a process's kind is read from /proc once
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -36,7 +37,9 @@ class RssSampler(threading.Thread):
         for process in self.processes():
             try:
                 mb = process.memory_info().rss / 2**20
-                kind = self.kind(process)
+                kind = self._kinds.get(process.pid) or self._kinds.setdefault(
+                    process.pid, self.kind(process)
+                )
             except psutil.Error:
                 continue
             total += mb
