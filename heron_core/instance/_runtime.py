@@ -21,6 +21,7 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -706,8 +707,10 @@ class InstanceRuntime:
         kind = self._tuple_type
         start = _perf()
         # Tuples are built without __init__, with only the slots this acking mode reads.
-        if batch.roots:
-            for values, roots in zip(rows, marshal.loads(batch.roots), strict=True):
+        if self.acking:
+            # a batch without roots comes from a sender that runs with acking off
+            trees = marshal.loads(batch.roots) if batch.roots else repeat((), len(rows))
+            for values, roots in zip(rows, trees, strict=True):
                 tup = _new(kind)
                 tup.id = None
                 tup.component = source
@@ -718,19 +721,6 @@ class InstanceRuntime:
                 tup._received = start
                 tup._ackval = 0
                 tup._roots = roots
-                process(tup)
-        elif self.acking:
-            for values in rows:
-                tup = _new(kind)
-                tup.id = None
-                tup.component = source
-                tup.stream = stream
-                tup.task = task
-                tup.values = values
-                tup._origin = stats
-                tup._received = start
-                tup._ackval = 0
-                tup._roots = ()
                 process(tup)
         else:
             for values in rows:
