@@ -17,6 +17,7 @@ ones winning: registry defaults < cluster YAML < topology config < command line.
 from heron_core.config._keys import REGISTRY
 from heron_core.config._layers import (
     CONFIG_PATH_ENV,
+    RELIABILITY_KEYS,
     Layer,
     acking_enabled,
     build_config,
@@ -32,6 +33,7 @@ from heron_core.config.codec import config_from_proto, config_to_proto
 __all__ = [
     "CONFIG_PATH_ENV",
     "REGISTRY",
+    "RELIABILITY_KEYS",
     "RESERVED_PREFIXES",
     "Key",
     "Layer",

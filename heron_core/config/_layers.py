@@ -263,6 +263,12 @@ def load_cluster_config(
     return Layer(str(file), values).validated()
 
 
+RELIABILITY_KEYS = ("topology.reliability.mode", "topology.acker.executors")
+"""Keys that hold for the whole topology: tuple trees span components, so acking is on in
+every component or in none. A component's own value of one is ignored (as Storm drops such
+keys from a component's config): its instances run with the topology's."""
+
+
 def acking_enabled(config: Mapping[str, Any]) -> bool:
     """Whether tuple trees are tracked: mode ATLEAST_ONCE and ``topology.acker.executors != 0``.
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from heron_core.config import REGISTRY, RELIABILITY_KEYS
 from heron_core.config.codec import config_from_proto
 from heron_core.proto import physical_plan_pb2, topology_pb2
 
@@ -61,10 +62,25 @@ class PlanView:
         self.inputs[comp.name] = list(inputs)
 
     def component_config(self, component: str) -> dict[str, Any]:
-        """Topology config overlaid with the component's own config."""
+        """Topology config overlaid with the component's own config, except for
+        `RELIABILITY_KEYS`, which keep the topology's values (see :meth:`ignored_config`)."""
         merged = dict(self.topology_config)
-        merged.update(config_from_proto(self.components[component].config))
+        merged.update(
+            (key, value)
+            for key, value in config_from_proto(self.components[component].config).items()
+            if key not in RELIABILITY_KEYS
+        )
         return merged
+
+    def ignored_config(self, component: str) -> dict[str, Any]:
+        """The component's own values of `RELIABILITY_KEYS` that differ from the topology's
+        (they are ignored: acking is on in every component or in none)."""
+        own = config_from_proto(self.components[component].config)
+        return {
+            key: own[key]
+            for key in RELIABILITY_KEYS
+            if key in own and own[key] != self.topology_config.get(key, REGISTRY[key].default)
+        }
 
     def stream_fields(self, component: str, stream: str) -> tuple[str, ...]:
         out = self.outputs.get(component, {}).get(stream)

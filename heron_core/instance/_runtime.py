@@ -497,6 +497,15 @@ class InstanceRuntime:
             )
         self.context = InstanceContext(self, plan, config)
         self.acking = acking_enabled(config)
+        for key, value in plan.ignored_config(self.args.component).items():
+            log.warning(
+                "%s: the component's config sets %s=%r, which is ignored: acking is on in "
+                "every component or in none, and the topology's config has it %s",
+                self._where,
+                key,
+                value,
+                "on" if self.acking else "off",
+            )
         self.emitter = Emitter(
             plan,
             self.args.component,

@@ -140,6 +140,38 @@ def test_max_spout_pending_is_never_exceeded(
         assert seen >= min(limit, 10) - 1  # the limit, not something else, was the bound
 
 
+def test_a_component_cannot_turn_acking_off_for_itself(
+    home: Path, code: Path, tmp_path: Path
+) -> None:
+    """Tuple trees span components, so acking is on in all of them or in none: a component's
+    own reliability settings are ignored with a warning (with them, its acks would never reach
+    the trees, and every tuple would time out and be replayed for ever)."""
+    out, count = tmp_path / "out", 500
+    b = TopologyBuilder("acking")
+    spout = b.add_spout("numbers", NumberSpout(count, str(out)), par=1)
+    middle = b.add_bolt(
+        "middle",
+        FlakyBolt(0.1),
+        inputs={spout: Grouping.SHUFFLE},
+        config={"topology.reliability.mode": "ATMOST_ONCE"},
+    )
+    b.add_bolt(
+        "sink",
+        AckingSink(str(out)),
+        inputs={middle: Grouping.fields("n")},
+        config={"topology.acker.executors": 0},
+    )
+    config = {**RELIABLE, "topology.max.spout.pending": 100, "topology.message.timeout.secs": 60}
+    with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        assert [r for r in read_log(out, "spout") if "fail" in r], "the middle's fails count"
+        assert run.counter("numbers", "__timeout-count") == 0
+        warned = "\n".join(run.logs().values())
+        assert "sets topology.reliability.mode='ATMOST_ONCE', which is ignored" in warned
+        assert "sets topology.acker.executors=0, which is ignored" in warned
+
+
 def test_with_acking_off_nothing_is_tracked(home: Path, code: Path, tmp_path: Path) -> None:
     """At most once: the data path carries no acking. As Storm (0 ackers) and Heron
     (ATMOST_ONCE) do, an emit with a message id is acked at once by the spout's own instance,
