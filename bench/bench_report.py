@@ -9,7 +9,7 @@ import platform
 import subprocess
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 
@@ -35,6 +35,8 @@ class Result:
         cpu_s: CPU seconds of every process of the case over ``wall_s``.
         rss_mb: peak RSS per process kind and of ``"all processes"``.
         latency_ms: complete latency p50 and p99 (reliable native spouts only).
+        runs: when the case ran several times (``--repeat``), every run; this one is their
+            `median`.
     """
 
     case: str
@@ -46,10 +48,23 @@ class Result:
     unit: str = "words"
     rss_mb: Mapping[str, float] = field(default_factory=dict)
     latency_ms: tuple[float, float] | None = None
+    runs: tuple[Result, ...] = ()
 
     @property
     def rate(self) -> float:
         return self.items / self.wall_s
+
+
+def median(runs: Sequence[Result]) -> Result:
+    """The median of several runs of one case, with every run in its ``runs``: by p99 complete
+    latency for a paced case (its rate is the pace), else by rate; of an even count, the worse
+    of the two middle runs."""
+    paced = runs[0].case.startswith("latency")
+
+    def worse_first(r: Result) -> float:
+        return -(r.latency_ms or (0.0, 0.0))[1] if paced else r.rate
+
+    return replace(sorted(runs, key=worse_first)[(len(runs) - 1) // 2], runs=tuple(runs))
 
 
 def verify(label: str, counts: Mapping[str, int], expected: Counter[str]) -> None:
@@ -117,19 +132,22 @@ def _tree() -> str:
 def table(results: Sequence[Result], baseline: Result | None) -> str:
     """The markdown table of ``results``; "vs plain loop" divides by ``baseline``'s rate."""
     lines = [
-        "| case | items | wall s | items/s | vs plain loop | CPU µs/item | "
-        "complete latency p50 / p99 ms (after warm-up) | "
+        "| case | items | wall s | items/s | items/s of each run | vs plain loop | CPU µs/item | "
+        "complete latency p50 / p99 ms (after warm-up; p99 of each run) | "
         "peak RSS MB (per kind; all processes) | timed |",
-        "|---|---:|---:|---:|---:|---:|---:|---|---|",
+        "|---|---:|---:|---:|---|---:|---:|---:|---|---|",
     ]
     for r in results:
         rss = "; ".join(f"{k} {v:.0f}" for k, v in sorted(r.rss_mb.items())) or "-"
         lat = f"{r.latency_ms[0]:.1f} / {r.latency_ms[1]:.1f}" if r.latency_ms else "-"
+        if r.latency_ms and len(r.runs) > 1:
+            lat += " (" + ", ".join(f"{x.latency_ms[1]:.1f}" for x in r.runs if x.latency_ms) + ")"
+        each = ", ".join(f"{x.rate:,.0f}" for x in r.runs) if len(r.runs) > 1 else "-"
         cpu = f"{r.cpu_s / r.items * 1e6:.2f}" if r.cpu_s is not None else "-"
         vs = f"{r.rate / baseline.rate:.3f}" if baseline else "-"
         lines.append(
-            f"| {r.label} | {r.items:,} {r.unit} | {r.wall_s:.2f} | {r.rate:,.0f} | {vs} | "
-            f"{cpu} | {lat} | {rss} | {r.timed} |"
+            f"| {r.label} | {r.items:,} {r.unit} | {r.wall_s:.2f} | {r.rate:,.0f} | {each} | "
+            f"{vs} | {cpu} | {lat} | {rss} | {r.timed} |"
         )
     return "\n".join(lines)
 

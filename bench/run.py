@@ -5,7 +5,8 @@ Prints each case as it finishes, then a table and the ratios, and appends a date
 machine facts to bench/RESULTS.md. `make bench` runs the quick set, `make bench-full` all cases;
 bench/README.md says what each case measures.
 
-    .venv/bin/python bench/run.py [--quick] [--no-record] [--only CASE...] [--max-pending N]
+    .venv/bin/python bench/run.py [--quick] [--repeat N] [--no-record] [--only CASE...]
+                                  [--max-pending N]
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ sys.path[:0] = [str(ROOT / "topologies"), str(ROOT / "bench")]
 
 from bench_harness import TopologyCase, run_topology  # noqa: E402
 from bench_peers import PEERS, run_peers  # noqa: E402
-from bench_report import Result, load, machine, ratios, record, table  # noqa: E402
+from bench_report import Result, load, machine, median, ratios, record, table  # noqa: E402
 from word_count import WORDS_PER_SENTENCE, sentences  # noqa: E402
 
 FRONTENDS = {
@@ -109,29 +110,40 @@ def selection(patterns: list[str] | None, quick: bool) -> list[str]:
     return [c for c in ALL if c in chosen]
 
 
-def run(cases: list[str], total: int, max_pending: int) -> list[Result]:
-    """Run ``cases`` in order, printing each as it finishes."""
+def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Result]:
+    """Run ``cases`` in order, each ``repeat`` times, printing each run as it finishes; the
+    `median` run of each case (of each Bytewax configuration)."""
     began = time.monotonic()
     expected = Counter(w for s in sentences(total, 42) for w in s.split())
     results: list[Result] = []
 
-    def done(result: Result) -> None:
-        results.append(result)
-        print(
-            f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
-            f"{result.unit}/s in {result.wall_s:.2f} s",
-            flush=True,
-        )
+    def done(runs: list[Result]) -> None:
+        for result in runs:
+            print(
+                f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
+                f"{result.unit}/s in {result.wall_s:.2f} s"
+                + (f", p99 {result.latency_ms[1]:.1f} ms" if result.latency_ms else ""),
+                flush=True,
+            )
 
     spark = [c for c in cases if c.startswith("spark-")]
     for case in cases:
         if case in PEERS:
             if case not in spark[1:]:  # the Spark cases share one JVM
-                for result in run_peers(spark if case in spark else [case], total, expected):
-                    done(result)
+                by_label: dict[str, list[Result]] = {}
+                for _ in range(repeat):
+                    runs = run_peers(spark if case in spark else [case], total, expected)
+                    done(runs)
+                    for result in runs:
+                        by_label.setdefault(result.label, []).append(result)
+                results.extend(median(runs) for runs in by_label.values())
             continue
         peak = next((r for r in results if r.case == "native-on-1"), None)
-        done(run_topology(topology_case(case, total, peak), max_pending))
+        runs = []
+        for _ in range(repeat):
+            runs.append(run_topology(topology_case(case, total, peak), max_pending))
+            done(runs[-1:])
+        results.append(median(runs))
     return results
 
 
@@ -200,6 +212,14 @@ def main() -> None:
         help="topology.max.spout.pending of the acking-on cases (default 20,000)",
     )
     parser.add_argument(
+        "--repeat",
+        type=int,
+        metavar="N",
+        help="run each case N times and report its median run (by rate; a paced case by p99 "
+        "latency), with every run's figure beside it: on a shared host one run can be off by "
+        "20%% or more (default 3; 1 with --quick)",
+    )
+    parser.add_argument(
         "--no-record", action="store_true", help="print only; do not append to bench/RESULTS.md"
     )
     parser.add_argument("--list", action="store_true", help="print the selected cases and exit")
@@ -209,17 +229,27 @@ def main() -> None:
         print("\n".join(cases))
         return
     total = args.sentences or (100_000 if args.quick else 200_000)
+    repeat = args.repeat if args.repeat is not None else 1 if args.quick else 3
+    if repeat < 1:
+        parser.error(f"--repeat must be at least 1, got {repeat}")
     load_before = load()
     began = time.monotonic()
-    print(f"{len(cases)} cases on {total:,} sentences: {' '.join(cases)}", flush=True)
-    text = report(run(cases, total, args.max_pending))
+    times = f", each {repeat} times" if repeat > 1 else ""
+    print(f"{len(cases)} cases on {total:,} sentences{times}: {' '.join(cases)}", flush=True)
+    text = report(run(cases, total, args.max_pending, repeat))
     minutes, seconds = divmod(round(time.monotonic() - began), 60)
     body = (
         f"Machine: {machine()}. Load average {load_before} before, {load()} after. "
         f"Corpus: {total:,} sentences x 10 words, vocabulary 10,000, seed 42 (multilang cases: "
         f"1/{MULTILANG_SHARE} of it). Our cases: parallelism 1 per component, one process per "
         f"task; acking on = max spout pending {args.max_pending:,}. "
-        f"Suite wall time {minutes} min {seconds} s.\n\n{text}"
+        + (
+            f"Each case ran {repeat} times; the table shows its median run (a paced case: by "
+            "p99 latency) and every run's rate, and the ratios divide medians. "
+            if repeat > 1
+            else "Each case ran once. "
+        )
+        + f"Suite wall time {minutes} min {seconds} s.\n\n{text}"
     )
     print(f"\n{body}")
     if not args.no_record:
