@@ -67,8 +67,8 @@ QUICK = [
 
 
 def topology_case(case: str, total: int, peak: Result | None) -> TopologyCase:
-    """The topology run of case id ``case`` on ``total`` sentences (``peak``: the result of
-    native-on-1, for the latency cases)."""
+    """The topology run of case id ``case`` on ``total`` sentences (``peak``: the first result
+    of native-on-1, for the latency cases)."""
     kind, _, rest = case.partition("-")
     if case == FIXED_LATENCY:
         rate = int(rest.removesuffix("k")) * 1000 / WORDS_PER_SENTENCE
@@ -111,40 +111,39 @@ def selection(patterns: list[str] | None, quick: bool) -> list[str]:
 
 
 def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Result]:
-    """Run ``cases`` in order, each ``repeat`` times, printing each run as it finishes; the
-    `median` run of each case (of each Bytewax configuration)."""
+    """Run ``cases`` in order, ``repeat`` rounds of them (so a host that slows down or speeds up
+    meanwhile weighs on every case alike), printing each run as it finishes; the `median` run of
+    each case (of each Bytewax configuration), in the suite's order. The latency cases are paced
+    at the first native-on-1 run's rate."""
     began = time.monotonic()
     expected = Counter(w for s in sentences(total, 42) for w in s.split())
-    results: list[Result] = []
+    by_label: dict[str, list[Result]] = {}
+    peak: Result | None = None
 
-    def done(runs: list[Result]) -> None:
-        for result in runs:
-            print(
-                f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
-                f"{result.unit}/s in {result.wall_s:.2f} s"
-                + (f", p99 {result.latency_ms[1]:.1f} ms" if result.latency_ms else ""),
-                flush=True,
-            )
+    def done(result: Result) -> None:
+        by_label.setdefault(result.label, []).append(result)
+        latency = f", p99 {result.latency_ms[1]:.1f} ms" if result.latency_ms else ""
+        print(
+            f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
+            f"{result.unit}/s in {result.wall_s:.2f} s{latency}",
+            flush=True,
+        )
 
     spark = [c for c in cases if c.startswith("spark-")]
-    for case in cases:
-        if case in PEERS:
-            if case not in spark[1:]:  # the Spark cases share one JVM
-                by_label: dict[str, list[Result]] = {}
-                for _ in range(repeat):
-                    runs = run_peers(spark if case in spark else [case], total, expected)
-                    done(runs)
-                    for result in runs:
-                        by_label.setdefault(result.label, []).append(result)
-                results.extend(median(runs) for runs in by_label.values())
-            continue
-        peak = next((r for r in results if r.case == "native-on-1"), None)
-        runs = []
-        for _ in range(repeat):
-            runs.append(run_topology(topology_case(case, total, peak), max_pending))
-            done(runs[-1:])
-        results.append(median(runs))
-    return results
+    for round_number in range(1, repeat + 1):
+        if repeat > 1:
+            print(f"round {round_number} of {repeat}", flush=True)
+        for case in cases:
+            if case in PEERS:
+                if case not in spark[1:]:  # the Spark cases share one JVM
+                    for result in run_peers(spark if case in spark else [case], total, expected):
+                        done(result)
+                continue
+            result = run_topology(topology_case(case, total, peak), max_pending)
+            if case == "native-on-1" and peak is None:
+                peak = result
+            done(result)
+    return [median(runs) for runs in by_label.values()]
 
 
 def report(results: list[Result]) -> str:
@@ -215,9 +214,9 @@ def main() -> None:
         "--repeat",
         type=int,
         metavar="N",
-        help="run each case N times and report its median run (by rate; a paced case by p99 "
-        "latency), with every run's figure beside it: on a shared host one run can be off by "
-        "20%% or more (default 3; 1 with --quick)",
+        help="run the cases N times over, in rounds, and report each case's median run (by "
+        "rate; a paced case by p99 latency) with every run's figure beside it: on a shared "
+        "host one run can be off by 20%% or more (default 3; 1 with --quick)",
     )
     parser.add_argument(
         "--no-record", action="store_true", help="print only; do not append to bench/RESULTS.md"
@@ -244,8 +243,9 @@ def main() -> None:
         f"1/{MULTILANG_SHARE} of it). Our cases: parallelism 1 per component, one process per "
         f"task; acking on = max spout pending {args.max_pending:,}. "
         + (
-            f"Each case ran {repeat} times; the table shows its median run (a paced case: by "
-            "p99 latency) and every run's rate, and the ratios divide medians. "
+            f"Each case ran {repeat} times, in {repeat} rounds of the whole set; the table shows "
+            "its median run (a paced case: by p99 latency, paced at the first native-on-1 "
+            "run's rate) and every run's rate, and the ratios divide medians. "
             if repeat > 1
             else "Each case ran once. "
         )
