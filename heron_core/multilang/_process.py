@@ -160,7 +160,11 @@ class ShellProcess:
                 stdout=subprocess.PIPE,
                 cwd=self._cwd,
                 env=self._env,
-                start_new_session=True,  # terminal signals reach the instance, which stops it
+                # Its own process group, so terminal signals reach only the instance, which
+                # stops it; not its own session: Linux then puts it in an autogroup of its own,
+                # and on a loaded 2-core machine such a subprocess was seen runnable but not run
+                # for over 30 s (the kernel's scheduler, 6.18), which failed it for silence.
+                process_group=0,
             )
         except OSError as exc:
             shutil.rmtree(self._pid_dir, ignore_errors=True)

@@ -335,6 +335,21 @@ def test_close_stops_the_subprocess_and_later_calls_fail(
     assert idle.errors == []
 
 
+def test_the_subprocess_leads_a_process_group_in_the_instances_session(
+    bolt: tuple[ShellBoltHost[Any], BoltRecorder],
+) -> None:
+    """A terminal's Ctrl-C reaches the instance, which stops the subprocess, and not the
+    subprocess itself; yet it stays in the instance's session: a session of its own is an
+    autogroup of its own for Linux's scheduler, under which a loaded 2-core machine left such a
+    subprocess runnable but not run for over 30 s (it was then failed for silence)."""
+    host, _ = bolt
+    assert host.process is not None
+    pid = host.process.pid
+    assert pid is not None
+    assert os.getpgid(pid) == pid
+    assert os.getsid(pid) == os.getsid(0)
+
+
 def test_a_command_that_cannot_start_is_named(idle: IdleFailures, tmp_path: Path) -> None:
     host: ShellBoltHost[Any] = ShellBoltHost(
         ["/no/such/interpreter", "bolt.py"], cwd=tmp_path, on_idle_failure=idle
