@@ -317,7 +317,7 @@ class _Driver(abc.ABC):
         # the input of the running process() call, not in _pending until it outlives the call
         self._now = _Input()
         # Storm's tuple ids are decimal strings (int.__repr__ makes them twice as fast as str)
-        self._next_id = map(int.__repr__, count(1)).__next__
+        self._next_id = map(repr, count(1)).__next__
         self._due = False
         self._metrics: dict[str, _ShellMetric] = {}
         self._warned: dict[str, int] = {}
