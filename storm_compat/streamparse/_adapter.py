@@ -316,7 +316,7 @@ class _Driver(abc.ABC):
         self._pending: dict[Any, NativeTuple | None] = {}
         # the input of the running process() call, not in _pending until it outlives the call
         self._now = _Input()
-        # Storm's tuple ids are decimal strings (int.__repr__ makes them twice as fast as str)
+        # Storm's tuple ids are decimal strings (repr of an int: faster than str or int.__repr__)
         self._next_id = map(repr, count(1)).__next__
         self._due = False
         self._metrics: dict[str, _ShellMetric] = {}
