@@ -14,7 +14,7 @@ from heron_core.api._context import TopologyContext
 from heron_core.api._spec import ComponentSpec, GlobalStreamId, ShellComponent, shell_component
 from heron_core.api._stream import CustomGrouping, Grouping, Stream
 from heron_core.api._topology import Topology, TopologyBuilder
-from heron_core.api._tuple import Tuple
+from heron_core.api._tuple import InputBatch, Tuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "CustomGrouping",
     "GlobalStreamId",
     "Grouping",
+    "InputBatch",
     "ShellComponent",
     "Spout",
     "SpoutCollector",

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from heron_core.api._spec import ComponentSpec, Inputs
-from heron_core.api._tuple import Tuple
+from heron_core.api._tuple import InputBatch, Tuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
 from heron_core.errors import HeronError
 
@@ -280,6 +280,39 @@ class Bolt(_Component):
 
     def process_tick(self, tup: Tuple) -> None:
         """Handle a tick tuple (``topology.tick.tuple.freq.secs``); ticks need no ack."""
+
+    def process_batch(self, batch: InputBatch) -> None:
+        """Handle the inputs of one received batch at once, in arrival order (optional).
+
+        The runtime calls it instead of ``process`` once per input only where the bolt
+        overrides it (in its class, or on the instance by ``initialize``) and acking is off;
+        with acking on, each input carries its tuple trees and goes to ``process`` as a Tuple.
+        It saves building a Tuple per input. The bolt settles each input either by counting it
+        in ``batch.acked`` or ``batch.failed``, or by building its Tuple with ``batch.tuple(i)``
+        and acking or failing that through the collector, then or later. This default does what
+        the runtime does without it: ``process`` of each input's Tuple.
+
+        >>> from heron_core.api import InputBatch
+        >>> class Lengths(Bolt):
+        ...     outputs = ["length"]
+        ...     def process_batch(self, batch):
+        ...         for values in batch.values:
+        ...             self.emit([len(values[0])])
+        ...         batch.acked += len(batch.values)
+        >>> class PrintingCollector:
+        ...     def emit(self, tup, stream, anchors, direct_task, need_task_ids):
+        ...         print("emit", tup)
+        >>> bolt = Lengths()
+        >>> bolt._collector = PrintingCollector()
+        >>> batch = InputBatch("words", "default", 3, [["hi"], ["there"]])
+        >>> bolt.process_batch(batch)
+        emit [2]
+        emit [5]
+        >>> batch.acked
+        2
+        """
+        for index in range(len(batch.values)):
+            self.process(batch.tuple(index))
 
     def emit(
         self,

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any, ClassVar
 
-__all__ = ["Tuple"]
+__all__ = ["InputBatch", "Tuple"]
 
 
 class Tuple:
@@ -89,4 +89,80 @@ class Tuple:
         return (
             f"Tuple(id={self.id!r}, component={self.component!r}, stream={self.stream!r}, "
             f"task={self.task!r}, values={self.values!r})"
+        )
+
+
+class InputBatch:
+    """The inputs of one received batch, handed whole to a bolt whose class overrides
+    ``Bolt.process_batch`` (with acking off; see there).
+
+    Attributes:
+        component: the source component of every input.
+        stream: their source stream.
+        task: their source task id.
+        values: each input's field values, in arrival order.
+        acked: how many inputs the bolt acked during the call without building their Tuple
+            (the bolt adds to it; counted in the ack count and the process latency).
+        failed: the same for failed inputs.
+
+    >>> batch = InputBatch("split", "default", 3, [["a"], ["b"]])
+    >>> batch.tuple(1)
+    Tuple(id=None, component='split', stream='default', task=3, values=['b'])
+    """
+
+    __slots__ = (
+        "_kind",
+        "_origin",
+        "_received",
+        "acked",
+        "component",
+        "failed",
+        "stream",
+        "task",
+        "values",
+    )
+
+    def __init__(
+        self,
+        component: str,
+        stream: str,
+        task: int,
+        values: Sequence[Any],
+        origin: Any = None,
+        received: float = 0.0,
+        kind: type[Tuple] = Tuple,
+    ) -> None:
+        self.component = component
+        self.stream = stream
+        self.task = task
+        self.values = values
+        self.acked = 0
+        self.failed = 0
+        # kernel-private, as in Tuple: the stream's counters, the receipt time, the tuple class
+        self._origin = origin
+        self._received = received
+        self._kind = kind
+
+    def tuple(self, index: int) -> Tuple:
+        """The input ``index`` as a Tuple (of the bolt's ``tuple_type``): for an input the bolt
+        acks or fails later, through the collector, or hands to code written for Tuples."""
+        tup = object.__new__(self._kind)
+        tup.id = None
+        tup.component = self.component
+        tup.stream = self.stream
+        tup.task = self.task
+        tup.values = self.values[index]
+        tup._roots = ()
+        tup._ackval = 0
+        tup._origin = self._origin
+        tup._received = self._received
+        return tup
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __repr__(self) -> str:
+        return (
+            f"InputBatch(component={self.component!r}, stream={self.stream!r}, "
+            f"task={self.task!r}, {len(self.values)} inputs)"
         )

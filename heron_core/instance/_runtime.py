@@ -28,7 +28,7 @@ from typing import Any
 
 import zmq
 
-from heron_core.api import DEFAULT_STREAM, Bolt, Spout, Tuple
+from heron_core.api import DEFAULT_STREAM, Bolt, InputBatch, Spout, Tuple
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
@@ -525,7 +525,7 @@ class InstanceRuntime:
             if getattr(type(self.component), name) is getattr(base, name):
                 setattr(self.component, name, getattr(collector, name))
         self.component.initialize(config, self.context)
-        if not self.is_spout:
+        if isinstance(self.component, Bolt):
             kind = getattr(self.component, "tuple_type", Tuple)
             if not (isinstance(kind, type) and issubclass(kind, Tuple)):
                 raise UserCodeError(
@@ -533,6 +533,10 @@ class InstanceRuntime:
                     f"{kind!r}, not heron_core.api.Tuple or a subclass of it"
                 )
             self._tuple_type: type[Tuple] = kind
+            # the bolt takes whole batches where it overrides process_batch (acking off only)
+            hook = self.component.process_batch
+            batches = getattr(hook, "__func__", None) is not Bolt.process_batch
+            self._process_batch = hook if batches and not self.acking else None
         # What exists now lives as long as the process: keep it out of every collection, and
         # collect young objects far less often than Python's default (see the config key).
         gc.collect()
@@ -731,6 +735,14 @@ class InstanceRuntime:
                 tup._ackval = 0
                 tup._roots = roots
                 process(tup)
+        elif self._process_batch is not None:
+            inputs = InputBatch(source, stream, task, rows, stats, start, kind)
+            self._process_batch(inputs)
+            settled = inputs.acked + inputs.failed
+            if settled:
+                stats.acked += inputs.acked
+                stats.failed += inputs.failed
+                stats.received_s += settled * start
         else:
             for values in rows:
                 tup = _new(kind)

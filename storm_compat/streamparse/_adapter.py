@@ -18,7 +18,10 @@ instead of a list stored twice per input); pystorm's ``emit``, ``ack`` and ``fai
 replaced on the instance by direct calls on the native collector (no message dict, no id round
 trip; with acking off, an emit is one check and one call); a spout that keeps ``Spout._run``
 gets each command as a direct call of the method ``_run`` would dispatch to. A class that
-overrides any of those gets pystorm's full message path for it.
+overrides any of those gets pystorm's full message path for it. With acking off, such a bolt
+takes whole batches from the runtime (``Bolt.process_batch``): the ids, namedtuples and pystorm
+``Tuple`` s of a batch are built by C loops, and no native Tuple is built for an input settled
+during its ``process`` call (the acks are counted in the batch).
 
 Differences from a pystorm subprocess (deliberate):
 - ``TicklessBatchingBolt``: its timer thread only marks batches due; they are processed on the
@@ -42,7 +45,7 @@ import io
 import logging
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from itertools import count
+from itertools import chain, count, islice, repeat
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from pathlib import Path
@@ -51,7 +54,7 @@ from typing import Any, NoReturn
 import pystorm
 from pystorm.bolt import TicklessBatchingBolt
 
-from heron_core.api import Bolt, Grouping, Spout
+from heron_core.api import Bolt, Grouping, InputBatch, Spout
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
@@ -89,6 +92,7 @@ _NEXT = {"command": "next", "id": ""}
 _ACTIVATE = {"command": "activate", "id": ""}
 _DEACTIVATE = {"command": "deactivate", "id": ""}
 _GONE = object()
+_UNBUILT = object()  # the input being processed came in an InputBatch: no native Tuple yet
 _PTuple = pystorm.Tuple
 _new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
@@ -169,10 +173,12 @@ class _Input:
     state changes several times per tuple, and slot stores cost a fraction of stores into
     the driver's ``__dict__``."""
 
-    __slots__ = ("anchors", "current", "native", "received")
+    __slots__ = ("anchors", "batch", "current", "native", "received")
 
     def __init__(self) -> None:
-        self.native: NativeTuple | None = None  # None: no input, or settled already
+        # None: no input, or settled already; _UNBUILT: an input of ``batch``, not settled
+        self.native: Any = None
+        self.batch: InputBatch | None = None  # the batch being processed (acking off)
         self.received: Any = None  # its pystorm Tuple, from the start to the end of process
         self.current: Any = None  # what the component assigned to _current_tups meanwhile
         self.anchors: list[NativeTuple] = []  # [native] (with acking on only)
@@ -317,7 +323,8 @@ class _Driver(abc.ABC):
         # the input of the running process() call, not in _pending until it outlives the call
         self._now = _Input()
         # Storm's tuple ids are decimal strings (repr of an int: faster than str or int.__repr__)
-        self._next_id = map(repr, count(1)).__next__
+        self._ids = count(1)
+        self._next_id = map(repr, self._ids).__next__
         self._due = False
         self._metrics: dict[str, _ShellMetric] = {}
         self._warned: dict[str, int] = {}
@@ -489,6 +496,8 @@ class _Driver(abc.ABC):
         native = self._settle(tup)
         if isinstance(native, NativeTuple):
             self._out.ack(native)
+        elif native is _UNBUILT:
+            self._now.batch.acked += 1  # type: ignore[union-attr]
         elif native is _GONE:
             self._warn(f"ack of {tup!r}, which is unknown or already acked or failed")
 
@@ -496,6 +505,8 @@ class _Driver(abc.ABC):
         native = self._settle(tup)
         if isinstance(native, NativeTuple):
             self._out.fail(native)
+        elif native is _UNBUILT:
+            self._now.batch.failed += 1  # type: ignore[union-attr]
         elif native is _GONE:
             self._warn(f"fail of {tup!r}, which is unknown or already acked or failed")
 
@@ -608,6 +619,8 @@ class PystormBoltAdapter(_Driver, Bolt):
             component.emit = self._direct_emit(component)
         if cls._run is pystorm.Bolt._run and cls.read_tuple is pystorm.Bolt.read_tuple:
             self.process = self._direct_process(component, own_ack)  # type: ignore[method-assign,assignment]
+            if not self._acking:  # the runtime hands over whole batches then
+                self.process_batch = self._direct_batch(component, own_ack)  # type: ignore[method-assign,assignment]
 
     def _direct_emit(self, component: Any) -> Callable[..., list[int] | None]:
         """pystorm's ``Bolt.emit`` as one call on the native collector (whose ``emit`` returns
@@ -706,6 +719,76 @@ class PystormBoltAdapter(_Driver, Bolt):
                 now.native = None
 
         return process
+
+    def _direct_batch(self, component: Any, own_ack: bool) -> Callable[[InputBatch], None]:
+        """`_direct_process` for a whole batch, with acking off: the ids, the values'
+        namedtuples and the pystorm Tuples are built by C loops (``map``, ``zip``), and an
+        input settled during its ``process`` call is counted in the batch, without a native
+        Tuple (one is built, from the batch, for an input that outlives the call)."""
+        ids = self._ids
+        kinds = component._source_tuple_types
+        now = self._now
+        pending = self._pending
+        failed = self._failed
+        one = self.process
+
+        def process_batch(batch: InputBatch) -> None:
+            rows = batch.values
+            if not rows:
+                return
+            source = batch.component
+            stream = batch.stream
+            kind = kinds[source].get(stream)
+            if kind is None:
+                values: Iterable[Any] = map(tuple, rows)
+            elif all(map(len(kind._fields).__eq__, map(len, rows))):
+                values = map(_new_tuple, repeat(kind), rows)  # namedtuples, cheaply
+            else:  # pystorm's TypeError for the values that do not fit, one input at a time
+                for index in range(len(rows)):
+                    one(batch.tuple(index))
+                return
+            first = next(ids)
+            received_all = map(
+                _new_tuple,
+                repeat(_PTuple),
+                zip(
+                    map(repr, chain((first,), islice(ids, len(rows) - 1))),
+                    repeat(source),
+                    repeat(stream),
+                    repeat(batch.task),
+                    values,
+                ),
+            )
+            now.batch = batch
+            acked = 0
+            try:
+                for received in received_all:
+                    now.received = received
+                    now.native = _UNBUILT
+                    try:
+                        component.process(received)
+                        if now.native is _UNBUILT and own_ack and component.auto_ack:
+                            now.native = now.received = now.current = None  # the common case
+                            acked += 1
+                            continue
+                        if component.auto_ack:
+                            component.ack(received)
+                    except Exception as exc:
+                        if now.native is not None:  # kept by id, for pystorm's auto-fail
+                            pending[received.id] = batch.tuple(int(received.id) - first)
+                            now.native = None
+                        failed(exc)  # _current_tups stays [received] until the next input
+                        now.current = None
+                        continue
+                    now.received = now.current = None
+                    if now.native is not None:  # neither acked nor failed: keep it by id
+                        pending[received.id] = batch.tuple(int(received.id) - first)
+                        now.native = None
+            finally:  # also when failed() ends the task
+                batch.acked += acked
+                now.batch = None
+
+        return process_batch
 
     def process(self, tup: NativeTuple) -> None:
         tid = self._next_id()

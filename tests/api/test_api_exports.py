@@ -13,6 +13,7 @@ API_NAMES = [
     "DEFAULT_STREAM",
     "GlobalStreamId",
     "Grouping",
+    "InputBatch",
     "SYSTEM_COMPONENT",
     "ShellComponent",
     "Spout",

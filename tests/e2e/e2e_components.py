@@ -11,7 +11,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from heron_core.api import Bolt, Spout, Stream, Tuple
+from heron_core.api import Bolt, InputBatch, Spout, Stream, Tuple
 
 
 class _Log:
@@ -124,6 +124,44 @@ class AckingSink(Bolt, _Log):
 
     def process(self, tup: Tuple) -> None:
         self.write(n=tup.values[0])
+        self.ack(tup)
+
+
+class BatchBolt(Bolt, _Log):
+    """Takes whole batches where the runtime hands them over (acking off): fails the multiples
+    of 10 through their Tuples, emits the others, acks those ending in 1 through their Tuples
+    at the next batch or tick, and counts the rest acked in the batch. Logs each call."""
+
+    outputs = ["n"]
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "batch", context.get_task_id())
+        self.held: list[Tuple] = []
+
+    def process_batch(self, batch: InputBatch) -> None:
+        self.write(call="batch", size=len(batch), source=batch.component)
+        self.process_tick(None)
+        for index, (n,) in enumerate(batch.values):
+            if n % 10 == 0:
+                self.fail(batch.tuple(index))
+                continue
+            self.emit([n])
+            if n % 10 == 1:
+                self.held.append(batch.tuple(index))
+            else:
+                batch.acked += 1
+
+    def process_tick(self, tup: Any) -> None:
+        for held in self.held:
+            self.ack(held)
+        self.held.clear()
+
+    def process(self, tup: Tuple) -> None:
+        self.write(call="process")
+        self.emit(tup.values, anchors=[tup])
         self.ack(tup)
 
 

@@ -15,6 +15,7 @@ import psutil
 import pytest
 from e2e_components import (  # type: ignore[import-not-found]
     AckingSink,
+    BatchBolt,
     FastSpout,
     FlakyBolt,
     NumberSpout,
@@ -186,6 +187,46 @@ def test_with_acking_off_nothing_is_tracked(home: Path, code: Path, tmp_path: Pa
         run.wait_until(lambda: run.counter("middle", "__fail-count") == count, "bolt fails")
         assert not [r for r in read_log(out, "spout") if "fail" in r]
         assert run.counter("__stmgr__", "__trees_tracked") == 0
+
+
+@pytest.mark.parametrize("acking", [False, True], ids=["acking-off", "acking-on"])
+def test_a_bolt_that_takes_whole_batches_gets_them_with_acking_off_only(
+    home: Path, code: Path, tmp_path: Path, acking: bool
+) -> None:
+    """``Bolt.process_batch``: with acking off the bolt gets every input in batches, and what it
+    settles (counted in the batch, or through Tuples built from it, then or later) reaches the
+    ack and fail counts; with acking on each input goes to ``process`` in its trees."""
+    out, count = tmp_path / "out", 1000
+    b = TopologyBuilder("batches")
+    spout = b.add_spout("numbers", NumberSpout(count, str(out)), par=1)
+    middle = b.add_bolt(
+        "middle",
+        BatchBolt(str(out)),
+        inputs={spout: Grouping.SHUFFLE},
+        config={"topology.tick.tuple.freq.secs": 0.5},
+    )
+    b.add_bolt("sink", AckingSink(str(out)), inputs={middle: Grouping.fields("n")})
+    config = RELIABLE if acking else {"topology.acker.executors": 0}
+    with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        calls = read_log(out, "batch")
+        if acking:
+            assert {r["call"] for r in calls} == {"process"} and len(calls) == count
+            return
+        assert {r["call"] for r in calls} == {"batch"} and {r["source"] for r in calls} == {
+            "numbers"
+        }
+        assert sum(r["size"] for r in calls) == count
+        expected = {n for n in range(count) if n % 10}
+        run.wait_until(lambda: len(read_log(out, "sink")) >= len(expected), "the sink's inputs")
+        assert {r["n"] for r in read_log(out, "sink")} == expected
+        run.wait_until(
+            lambda: run.counter("middle", "__ack-count") == len(expected),
+            "every emitted input acked (in the batch, or later through its Tuple)",
+        )
+        assert run.counter("middle", "__fail-count") == count // 10
+        assert run.counter("middle", "__execute-count") == count
 
 
 def test_back_pressure_bounds_memory_and_loses_nothing(

@@ -206,6 +206,15 @@ class SelfAckBolt(Bolt):
         self.ack(tup)
 
 
+class RejectBolt(Bolt):
+    """Fails its input itself (auto_ack is on: pystorm then acks it too)."""
+
+    outputs = ["word"]
+
+    def process(self, tup: Any) -> None:
+        self.fail(tup)
+
+
 class FragileSpout(Spout):
     """Emits "x" reliably; raises on ack (exit_on_exception is left on)."""
 

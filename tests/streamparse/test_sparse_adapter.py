@@ -16,7 +16,7 @@ import pytest
 from sparse_components import Recording
 from sparse_support import FakeCollector, FakeContext, FakeSpoutCollector
 
-from heron_core.api import GlobalStreamId, Grouping
+from heron_core.api import GlobalStreamId, Grouping, InputBatch
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import UserCodeError
 from storm_compat.streamparse import PystormBoltAdapter, PystormSpoutAdapter
@@ -326,6 +326,84 @@ def test_with_acking_off_emits_go_to_the_kernel_as_they_are_and_inputs_are_still
     assert (values, stream, direct, need) == (["b"], "default", None, False)
     assert [a if isinstance(a, str) else a.values for a in anchors] == [("b",), "1"]
     assert deferred.acked == [first]
+
+
+OFF = {"topology.reliability.mode": "ATMOST_ONCE"}
+
+
+def words(*values: str) -> InputBatch:
+    return InputBatch("words", "default", 1, [[value] for value in values])
+
+
+def test_with_acking_off_the_bolt_takes_whole_batches_and_counts_auto_acks_in_them() -> None:
+    bolt, out, _ = start_bolt("EchoBolt", OFF)
+    batch = words("hi", "ho")
+    bolt.process_batch(batch)
+    assert out.emits == [
+        (["hi", "WordsDefaultTuple"], "default", None, None, False),
+        (["ho", "WordsDefaultTuple"], "default", None, None, False),
+    ]
+    assert (batch.acked, batch.failed) == (2, 0) and not out.acked and not bolt._pending
+    assert bolt.component._current_tups == []
+
+
+def test_an_input_kept_past_its_batch_is_acked_later_through_a_tuple_built_from_the_batch() -> None:
+    bolt, out, _ = start_bolt("DeferBolt", OFF)
+    batch = words("a", "b", "c")
+    bolt.process_batch(batch)
+    assert [e[0] for e in out.emits] == [["b"], ["c"]]
+    ((first, second),) = [out.acked]  # acked by the next input's process, through the kernel
+    assert (first.values, second.values) == (["a"], ["b"]) and batch.acked == 0
+    assert [(t.component, t.stream, t.task, t.values) for t in bolt._pending.values()] == [
+        ("words", "default", 1, ["c"])
+    ]
+    assert bolt.component.previous.id == "3" and list(bolt._pending) == ["3"]
+    bolt.process_tick(tick())  # ids go on from the batch's
+    assert list(bolt._pending) == ["3", "4"]
+
+
+def test_an_input_that_raises_in_a_batch_is_auto_failed_through_a_tuple_of_the_batch(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt, out, _ = start_bolt("FailOnceBolt", OFF)
+    batch = words("a", "a", "b")
+    bolt.process_batch(batch)
+    assert [t.values for t in out.failed] == [["a"], ["b"]] and not bolt._pending
+    assert (batch.acked, batch.failed) == (1, 0) and [e[0] for e in out.emits] == [["a"]]
+    assert caplog.text.count("Python ValueError raised while processing Tuple") == 2
+    ending, ended, _ = start_bolt("EchoBolt", OFF)
+    batch = words("x", "boom", "y")
+    with pytest.raises(UserCodeError, match="EchoBolt raised ValueError"):
+        ending.process_batch(batch)
+    assert batch.acked == 1 and [t.values for t in ended.failed] == [["boom"]]
+    assert [e[0][0] for e in ended.emits] == ["x"]
+
+
+@pytest.mark.parametrize(("cls", "counts"), [("SelfAckBolt", (2, 0)), ("RejectBolt", (0, 2))])
+def test_an_input_settled_by_the_bolt_in_a_batch_is_counted_once_with_a_warning(
+    caplog: pytest.LogCaptureFixture, cls: str, counts: tuple[int, int]
+) -> None:
+    bolt, out, _ = start_bolt(cls, OFF)
+    batch = words("a", "b")
+    bolt.process_batch(batch)
+    assert (batch.acked, batch.failed) == counts and not bolt._pending
+    assert not out.acked and not out.failed
+    assert caplog.text.count("ack of") == 2  # pystorm's auto-ack after it
+
+
+def test_a_batch_whose_values_do_not_fit_the_fields_raises_as_in_pystorm() -> None:
+    bolt, out, _ = start_bolt("EchoBolt", OFF)
+    batch = InputBatch("words", "default", 1, [["a"], ["b", "c"]])
+    with pytest.raises(UserCodeError) as raised:
+        bolt.process_batch(batch)
+    assert isinstance(raised.value.__cause__, TypeError)
+    assert [e[0] for e in out.emits] == [["a", "WordsDefaultTuple"]]
+
+
+def test_a_bolt_with_its_own_loop_body_gets_no_batches() -> None:
+    for cls, config in (("GroupBatchingBolt", OFF), ("EchoBolt", {})):
+        bolt, _, _ = start_bolt(cls, config)
+        assert "process_batch" not in vars(bolt)  # the runtime calls process per tuple
 
 
 def test_an_input_the_bolt_acked_itself_is_auto_acked_once_with_a_warning(
