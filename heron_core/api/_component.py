@@ -284,13 +284,14 @@ class Bolt(_Component):
     def process_batch(self, batch: InputBatch) -> None:
         """Handle the inputs of one received batch at once, in arrival order (optional).
 
-        The runtime calls it instead of ``process`` once per input only where the bolt
-        overrides it (in its class, or on the instance by ``initialize``) and acking is off;
-        with acking on, each input carries its tuple trees and goes to ``process`` as a Tuple.
-        It saves building a Tuple per input. The bolt settles each input either by counting it
-        in ``batch.acked`` or ``batch.failed``, or by building its Tuple with ``batch.tuple(i)``
-        and acking or failing that through the collector, then or later. This default does what
-        the runtime does without it: ``process`` of each input's Tuple.
+        The runtime calls it instead of ``process`` once per input where the bolt overrides it
+        (in its class, or on the instance by ``initialize``). With acking on, each input
+        belongs to tuple trees: ack or fail (and anchor to) its Tuple, from ``batch.tuples()``,
+        as ``process`` would. With acking off (``batch.tracked`` false) the bolt may instead
+        count an input it settles in ``batch.acked`` or ``batch.failed`` and never build its
+        Tuple, which is what saves time; ``batch.tuple(i)`` builds one Tuple, for an input
+        acked or failed through the collector later. This default does what the runtime does
+        without it: ``process`` of each input's Tuple.
 
         >>> from heron_core.api import InputBatch
         >>> class Lengths(Bolt):
@@ -311,8 +312,8 @@ class Bolt(_Component):
         >>> batch.acked
         2
         """
-        for index in range(len(batch.values)):
-            self.process(batch.tuple(index))
+        for tup in batch.tuples():
+            self.process(tup)
 
     def emit(
         self,

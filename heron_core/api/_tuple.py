@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 __all__ = ["InputBatch", "Tuple"]
@@ -93,27 +93,31 @@ class Tuple:
 
 
 class InputBatch:
-    """The inputs of one received batch, handed whole to a bolt whose class overrides
-    ``Bolt.process_batch`` (with acking off; see there).
+    """The inputs of one received batch, handed whole to a bolt that overrides
+    ``Bolt.process_batch`` (see there).
 
     Attributes:
         component: the source component of every input.
         stream: their source stream.
         task: their source task id.
         values: each input's field values, in arrival order.
-        acked: how many inputs the bolt acked during the call without building their Tuple
-            (the bolt adds to it; counted in the ack count and the process latency).
+        acked: with acking off, how many inputs the bolt acked during the call without their
+            Tuple (the bolt adds to it; counted in the ack count and the process latency).
         failed: the same for failed inputs.
 
     >>> batch = InputBatch("split", "default", 3, [["a"], ["b"]])
     >>> batch.tuple(1)
     Tuple(id=None, component='split', stream='default', task=3, values=['b'])
+    >>> [tup.values for tup in batch.tuples()]
+    [['a'], ['b']]
     """
 
     __slots__ = (
         "_kind",
         "_origin",
         "_received",
+        "_trees",
+        "_tuples",
         "acked",
         "component",
         "failed",
@@ -131,6 +135,7 @@ class InputBatch:
         origin: Any = None,
         received: float = 0.0,
         kind: type[Tuple] = Tuple,
+        trees: Iterable[Any] | None = None,
     ) -> None:
         self.component = component
         self.stream = stream
@@ -138,25 +143,70 @@ class InputBatch:
         self.values = values
         self.acked = 0
         self.failed = 0
-        # kernel-private, as in Tuple: the stream's counters, the receipt time, the tuple class
+        # Kernel-private, as in Tuple: the stream's counters, the receipt time, the tuple
+        # class, and with acking on each input's trees (its Tuple's _roots; None: acking off).
         self._origin = origin
         self._received = received
         self._kind = kind
+        self._trees = trees
+        self._tuples: list[Tuple] | None = None
+
+    @property
+    def tracked(self) -> bool:
+        """Whether the inputs belong to tuple trees (acking is on): then each must be acked or
+        failed through its Tuple, and ``acked`` and ``failed`` must stay 0."""
+        return self._trees is not None
+
+    def tuples(self) -> list[Tuple]:
+        """Every input as a Tuple (of the bolt's ``tuple_type``), built on the first call."""
+        if self._tuples is None:
+            built: list[Tuple] = []
+            self._each(built.append)
+            self._tuples = built
+        return self._tuples
 
     def tuple(self, index: int) -> Tuple:
-        """The input ``index`` as a Tuple (of the bolt's ``tuple_type``): for an input the bolt
-        acks or fails later, through the collector, or hands to code written for Tuples."""
-        tup = object.__new__(self._kind)
-        tup.id = None
-        tup.component = self.component
-        tup.stream = self.stream
-        tup.task = self.task
-        tup.values = self.values[index]
-        tup._roots = ()
-        tup._ackval = 0
-        tup._origin = self._origin
-        tup._received = self._received
-        return tup
+        """The input ``index`` as a Tuple: for an input the bolt acks or fails later, through
+        the collector, or hands to code written for Tuples."""
+        if self._trees is not None or self._tuples is not None:
+            return self.tuples()[index]
+        built: list[Tuple] = []
+        self._each(built.append, (self.values[index],))
+        return built[0]
+
+    def _each(self, process: Callable[[Tuple], Any], rows: Iterable[Any] | None = None) -> None:
+        """Build the Tuple of each input (of ``rows`` instead, with acking off) and call
+        ``process`` with it, one at a time: also the runtime's path for a bolt that takes its
+        inputs one by one. Built without ``__init__``, with only the slots that the acking
+        mode reads."""
+        new = object.__new__
+        kind = self._kind
+        component, stream, task = self.component, self.stream, self.task
+        origin, received = self._origin, self._received
+        if self._trees is not None:
+            for values, roots in zip(self.values, self._trees, strict=True):
+                tup = new(kind)
+                tup.id = None
+                tup.component = component
+                tup.stream = stream
+                tup.task = task
+                tup.values = values
+                tup._origin = origin
+                tup._received = received
+                tup._ackval = 0
+                tup._roots = roots
+                process(tup)
+        else:
+            for values in self.values if rows is None else rows:
+                tup = new(kind)
+                tup.id = None
+                tup.component = component
+                tup.stream = stream
+                tup.task = task
+                tup.values = values
+                tup._origin = origin
+                tup._received = received
+                process(tup)
 
     def __len__(self) -> int:
         return len(self.values)

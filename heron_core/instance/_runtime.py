@@ -69,7 +69,6 @@ class InstanceArgs:
 
 _bits = random.getrandbits
 _perf = time.perf_counter
-_new = object.__new__
 _MARSHAL = tuple_pb2.MARSHAL
 """Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 
@@ -533,10 +532,10 @@ class InstanceRuntime:
                     f"{kind!r}, not heron_core.api.Tuple or a subclass of it"
                 )
             self._tuple_type: type[Tuple] = kind
-            # the bolt takes whole batches where it overrides process_batch (acking off only)
+            # the bolt takes whole batches where it overrides process_batch
             hook = self.component.process_batch
             batches = getattr(hook, "__func__", None) is not Bolt.process_batch
-            self._process_batch = hook if batches and not self.acking else None
+            self._process_batch = hook if batches else None
         # What exists now lives as long as the process: keep it out of every collection, and
         # collect young objects far less often than Python's default (see the config key).
         gc.collect()
@@ -716,44 +715,27 @@ class InstanceRuntime:
         stats = self._inputs.get(key)
         if stats is None:
             stats = self._inputs[key] = _InputStats()
-        process = self.component.process
-        kind = self._tuple_type
         start = _perf()
-        # Tuples are built without __init__, with only the slots this acking mode reads.
-        if self.acking:
-            # a batch without roots comes from a sender that runs with acking off
+        trees = None
+        if self.acking:  # a batch without roots comes from a sender that runs with acking off
             trees = marshal.loads(batch.roots) if batch.roots else repeat((), len(rows))
-            for values, roots in zip(rows, trees, strict=True):
-                tup = _new(kind)
-                tup.id = None
-                tup.component = source
-                tup.stream = stream
-                tup.task = task
-                tup.values = values
-                tup._origin = stats
-                tup._received = start
-                tup._ackval = 0
-                tup._roots = roots
-                process(tup)
-        elif self._process_batch is not None:
-            inputs = InputBatch(source, stream, task, rows, stats, start, kind)
-            self._process_batch(inputs)
+        inputs = InputBatch(source, stream, task, rows, stats, start, self._tuple_type, trees)
+        hook = self._process_batch
+        if hook is None:
+            inputs._each(self.component.process)
+        else:
+            hook(inputs)
             settled = inputs.acked + inputs.failed
+            if settled and trees is not None:
+                raise UserCodeError(
+                    f"{self._where}: process_batch counted {settled} inputs acked or failed "
+                    "in the batch, but acking is on: ack or fail each input's Tuple "
+                    "(batch.tuples()) so that its tuple trees complete"
+                )
             if settled:
                 stats.acked += inputs.acked
                 stats.failed += inputs.failed
                 stats.received_s += settled * start
-        else:
-            for values in rows:
-                tup = _new(kind)
-                tup.id = None
-                tup.component = source
-                tup.stream = stream
-                tup.task = task
-                tup.values = values
-                tup._origin = stats
-                tup._received = start
-                process(tup)
         now = _perf()
         self._settle(now)
         elapsed_ms = (now - start) * 1000.0

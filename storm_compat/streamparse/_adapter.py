@@ -10,18 +10,17 @@ user's class, which turns it into a call on the native collector. So auto-ack, a
 auto-fail, ``process_tick``, ``BatchingBolt`` and ``ReliableSpout`` behave exactly as pystorm
 wrote them, without any JSON.
 
-The per-tuple path is kept short where the user's class keeps pystorm's own code: a bolt whose
-class keeps ``Bolt._run`` and ``read_tuple`` gets each input through an inlined copy of them
-(namedtuple values and the pystorm ``Tuple`` built with ``tuple.__new__``, auto-ack straight to
-the native collector, and ``_current_tups`` a property read from the input being processed
-instead of a list stored twice per input); pystorm's ``emit``, ``ack`` and ``fail`` are
-replaced on the instance by direct calls on the native collector (no message dict, no id round
-trip; with acking off, an emit is one check and one call); a spout that keeps ``Spout._run``
-gets each command as a direct call of the method ``_run`` would dispatch to. A class that
-overrides any of those gets pystorm's full message path for it. With acking off, such a bolt
-takes whole batches from the runtime (``Bolt.process_batch``): the ids, namedtuples and pystorm
-``Tuple`` s of a batch are built by C loops, and no native Tuple is built for an input settled
-during its ``process`` call (the acks are counted in the batch).
+The per-tuple path is kept short where the user's class keeps pystorm's own code. A bolt takes
+whole batches from the runtime (``Bolt.process_batch``); where its class keeps ``Bolt._run`` and
+``read_tuple``, a batch goes through an inlined copy of them: the ids, namedtuple values and
+pystorm ``Tuple`` s built by C loops (``map``, ``zip``, ``tuple.__new__``), auto-ack straight
+to the native collector (with acking off, counted in the batch: no native Tuple is built for
+an input settled during its ``process`` call), and ``_current_tups`` a property read from the
+input being processed instead of a list stored twice per input. pystorm's ``emit``, ``ack`` and
+``fail`` are replaced on the instance by direct calls on the native collector (no message dict,
+no id round trip; with acking off, an emit is one check and one call); a spout that keeps
+``Spout._run`` gets each command as a direct call of the method ``_run`` would dispatch to. A
+class that overrides any of those gets pystorm's full message path for it.
 
 Differences from a pystorm subprocess (deliberate):
 - ``TicklessBatchingBolt``: its timer thread only marks batches due; they are processed on the
@@ -96,6 +95,10 @@ _UNBUILT = object()  # the input being processed came in an InputBatch: no nativ
 _PTuple = pystorm.Tuple
 _new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
+# runs inputs through the inlined loop: source, stream, task, values, native Tuples, batch
+_RunInputs = Callable[
+    [str, str, "int | None", Sequence[Any], Iterable[Any], "InputBatch | None"], None
+]
 
 
 def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
@@ -617,10 +620,9 @@ class PystormBoltAdapter(_Driver, Bolt):
             component.fail = self._fail
         if cls.emit is pystorm.Bolt.emit:
             component.emit = self._direct_emit(component)
+        self._inlined: _RunInputs | None = None
         if cls._run is pystorm.Bolt._run and cls.read_tuple is pystorm.Bolt.read_tuple:
-            self.process = self._direct_process(component, own_ack)  # type: ignore[method-assign,assignment]
-            if not self._acking:  # the runtime hands over whole batches then
-                self.process_batch = self._direct_batch(component, own_ack)  # type: ignore[method-assign,assignment]
+            self._inlined = self._direct_inputs(component, own_ack)
 
     def _direct_emit(self, component: Any) -> Callable[..., list[int] | None]:
         """pystorm's ``Bolt.emit`` as one call on the native collector (whose ``emit`` returns
@@ -657,12 +659,14 @@ class PystormBoltAdapter(_Driver, Bolt):
 
         return emit_anchored
 
-    def _direct_process(self, component: Any, own_ack: bool) -> Callable[[NativeTuple], None]:
-        """pystorm's ``Bolt._run`` and ``read_tuple`` for one native tuple, inlined: the
-        values' namedtuple and the pystorm Tuple are built directly; ``_current_tups``
-        becomes a property computed from ``_now`` (no lists built per input); auto-ack of an
-        input not settled during ``process`` goes straight to the native collector."""
-        next_id = self._next_id
+    def _direct_inputs(self, component: Any, own_ack: bool) -> _RunInputs:
+        """pystorm's ``Bolt._run`` and ``read_tuple``, inlined, for a run of inputs from one
+        source stream: the ids, the values' namedtuples and the pystorm Tuples are built by C
+        loops (``map``, ``zip``); ``_current_tups`` becomes a property computed from ``_now``
+        (no lists built per input); auto-ack of an input not settled during ``process`` goes
+        straight to the native collector or, for an input of a batch with acking off (whose
+        native Tuple is `_UNBUILT`), is counted in the batch."""
+        ids = self._ids
         out_ack = self._out.ack
         pending = self._pending
         failed = self._failed
@@ -670,82 +674,26 @@ class PystormBoltAdapter(_Driver, Bolt):
         acking = self._acking
         now = self._now
         type(component)._current_tups = property(now.current_tups, now.assign_current_tups)
-        # the input stream of the previous tuple (one batch has one source and stream)
-        last_source: Any = None
-        last_stream: Any = None
-        kind: Any = None
-        arity = -1
 
-        def process(tup: NativeTuple) -> None:
-            nonlocal last_source, last_stream, kind, arity
-            tid = next_id()
-            source = tup.component
-            stream = tup.stream
-            if source is not last_source or stream is not last_stream:
-                kind = kinds[source].get(stream)
-                arity = -1 if kind is None else len(kind._fields)
-                last_source, last_stream = source, stream
-            try:
-                values = tup.values
-                if len(values) == arity:  # tuple.__new__: a namedtuple, cheaply
-                    values = _new_tuple(kind, values)
-                elif kind is None:
-                    values = tuple(values)
-                else:
-                    values = kind(*values)  # raises pystorm's TypeError
-                now.received = received = _new_tuple(
-                    _PTuple, (tid, source, stream, tup.task, values)
-                )
-                now.native = tup
-                if acking:
-                    now.anchors = [tup]
-                component.process(received)
-                if now.native is tup and own_ack and component.auto_ack:  # the common case
-                    now.native = now.received = now.current = None
-                    out_ack(tup)
-                    return
-                if component.auto_ack:
-                    component.ack(received)
-            except Exception as exc:
-                if now.native is not None:
-                    pending[tid] = tup
-                    now.native = None
-                failed(exc)  # _current_tups stays [received] until the next input, as in pystorm
-                now.current = None
-                return
-            now.received = now.current = None
-            if now.native is not None:  # neither acked nor failed: keep it by id
-                pending[tid] = tup
-                now.native = None
-
-        return process
-
-    def _direct_batch(self, component: Any, own_ack: bool) -> Callable[[InputBatch], None]:
-        """`_direct_process` for a whole batch, with acking off: the ids, the values'
-        namedtuples and the pystorm Tuples are built by C loops (``map``, ``zip``), and an
-        input settled during its ``process`` call is counted in the batch, without a native
-        Tuple (one is built, from the batch, for an input that outlives the call)."""
-        ids = self._ids
-        kinds = component._source_tuple_types
-        now = self._now
-        pending = self._pending
-        failed = self._failed
-        one = self.process
-
-        def process_batch(batch: InputBatch) -> None:
-            rows = batch.values
+        def run(
+            source: str,
+            stream: str,
+            task: int | None,
+            rows: Sequence[Any],
+            natives: Iterable[Any],
+            batch: InputBatch | None,
+        ) -> None:
+            """Process the inputs ``rows``, whose native Tuples are ``natives`` (`_UNBUILT`
+            for each input of ``batch`` with acking off)."""
             if not rows:
                 return
-            source = batch.component
-            stream = batch.stream
             kind = kinds[source].get(stream)
             if kind is None:
                 values: Iterable[Any] = map(tuple, rows)
             elif all(map(len(kind._fields).__eq__, map(len, rows))):
                 values = map(_new_tuple, repeat(kind), rows)  # namedtuples, cheaply
-            else:  # pystorm's TypeError for the values that do not fit, one input at a time
-                for index in range(len(rows)):
-                    one(batch.tuple(index))
+            else:
+                self._misfits(kind, run, source, stream, task, rows, natives, batch)
                 return
             first = next(ids)
             received_all = map(
@@ -755,42 +703,94 @@ class PystormBoltAdapter(_Driver, Bolt):
                     map(repr, chain((first,), islice(ids, len(rows) - 1))),
                     repeat(source),
                     repeat(stream),
-                    repeat(batch.task),
+                    repeat(task),
                     values,
                 ),
             )
             now.batch = batch
             acked = 0
             try:
-                for received in received_all:
+                for received, native in zip(
+                    received_all, natives, strict=False
+                ):  # natives may repeat
                     now.received = received
-                    now.native = _UNBUILT
+                    now.native = native
+                    if acking:
+                        now.anchors = [native]
                     try:
                         component.process(received)
-                        if now.native is _UNBUILT and own_ack and component.auto_ack:
+                        if now.native is native and own_ack and component.auto_ack:
                             now.native = now.received = now.current = None  # the common case
-                            acked += 1
+                            if native is _UNBUILT:
+                                acked += 1
+                            else:
+                                out_ack(native)
                             continue
                         if component.auto_ack:
                             component.ack(received)
                     except Exception as exc:
                         if now.native is not None:  # kept by id, for pystorm's auto-fail
-                            pending[received.id] = batch.tuple(int(received.id) - first)
+                            pending[received.id] = self._built(native, received, first)
                             now.native = None
                         failed(exc)  # _current_tups stays [received] until the next input
                         now.current = None
                         continue
                     now.received = now.current = None
                     if now.native is not None:  # neither acked nor failed: keep it by id
-                        pending[received.id] = batch.tuple(int(received.id) - first)
+                        pending[received.id] = self._built(native, received, first)
                         now.native = None
             finally:  # also when failed() ends the task
-                batch.acked += acked
+                if batch is not None:
+                    batch.acked += acked
                 now.batch = None
 
-        return process_batch
+        return run
+
+    def _built(self, native: Any, received: Any, first: int) -> NativeTuple:
+        """The native Tuple of the input ``received``: ``native``, or built from the batch
+        being processed, whose first input had the id ``first``."""
+        if native is _UNBUILT:
+            return self._now.batch.tuple(int(received.id) - first)  # type: ignore[union-attr]
+        return native
+
+    def _misfits(
+        self,
+        kind: Any,
+        run: _RunInputs,
+        source: str,
+        stream: str,
+        task: int | None,
+        rows: Sequence[Any],
+        natives: Iterable[Any],
+        batch: InputBatch | None,
+    ) -> None:
+        """Inputs of which some do not fit their stream's fields (the emitting side checks
+        that, so only a plan out of step gets here): one at a time, each misfit raising
+        pystorm's TypeError where its ``read_tuple`` would."""
+        arity = len(kind._fields)
+        tuples = batch.tuples() if batch is not None else natives
+        for row, native in zip(rows, tuples, strict=False):
+            if len(row) == arity:
+                run(source, stream, task, (row,), (native,), None)
+                continue
+            try:
+                kind(*row)
+            except TypeError as exc:
+                self._failed(exc)
+
+    def process_batch(self, batch: InputBatch) -> None:
+        """Where the class keeps pystorm's own loop, the inputs of ``batch`` through the
+        inlined loop (see `_direct_inputs`); else, one at a time, through pystorm's."""
+        if self._inlined is None:
+            super().process_batch(batch)
+            return
+        natives = batch.tuples() if self._acking else repeat(_UNBUILT)
+        self._inlined(batch.component, batch.stream, batch.task, batch.values, natives, batch)
 
     def process(self, tup: NativeTuple) -> None:
+        if self._inlined is not None:
+            self._inlined(tup.component, tup.stream, tup.task, (tup.values,), (tup,), None)
+            return
         tid = self._next_id()
         self._pending[tid] = tup
         self._drive(

@@ -128,22 +128,33 @@ class AckingSink(Bolt, _Log):
 
 
 class BatchBolt(Bolt, _Log):
-    """Takes whole batches where the runtime hands them over (acking off): fails the multiples
-    of 10 through their Tuples, emits the others, acks those ending in 1 through their Tuples
-    at the next batch or tick, and counts the rest acked in the batch. Logs each call."""
+    """Takes whole batches: emits each number and acks it, but acks those ending in 1 at the
+    next batch or tick, through their Tuples. With acking off it fails the multiples of 10,
+    and counts the acks it does at once in the batch instead of building those Tuples; with
+    acking on it anchors each emit to its input. Logs each call; with ``count_anyway`` it counts
+    in the batch even with acking on (an error)."""
 
     outputs = ["n"]
 
-    def __init__(self, directory: str) -> None:
+    def __init__(self, directory: str, count_anyway: bool = False) -> None:
         self.directory = directory
+        self.count_anyway = count_anyway
 
     def initialize(self, config: dict[str, Any], context: Any) -> None:
         self.open_log(self.directory, "batch", context.get_task_id())
         self.held: list[Tuple] = []
 
     def process_batch(self, batch: InputBatch) -> None:
-        self.write(call="batch", size=len(batch), source=batch.component)
+        self.write(call="batch", size=len(batch), source=batch.component, tracked=batch.tracked)
         self.process_tick(None)
+        if batch.tracked and not self.count_anyway:
+            for tup in batch.tuples():
+                self.emit(tup.values, anchors=[tup])
+                if tup.values[0] % 10 == 1:
+                    self.held.append(tup)
+                else:
+                    self.ack(tup)
+            return
         for index, (n,) in enumerate(batch.values):
             if n % 10 == 0:
                 self.fail(batch.tuple(index))
@@ -161,8 +172,6 @@ class BatchBolt(Bolt, _Log):
 
     def process(self, tup: Tuple) -> None:
         self.write(call="process")
-        self.emit(tup.values, anchors=[tup])
-        self.ack(tup)
 
 
 class FastSpout(Spout):

@@ -189,44 +189,63 @@ def test_with_acking_off_nothing_is_tracked(home: Path, code: Path, tmp_path: Pa
         assert run.counter("__stmgr__", "__trees_tracked") == 0
 
 
-@pytest.mark.parametrize("acking", [False, True], ids=["acking-off", "acking-on"])
-def test_a_bolt_that_takes_whole_batches_gets_them_with_acking_off_only(
-    home: Path, code: Path, tmp_path: Path, acking: bool
-) -> None:
-    """``Bolt.process_batch``: with acking off the bolt gets every input in batches, and what it
-    settles (counted in the batch, or through Tuples built from it, then or later) reaches the
-    ack and fail counts; with acking on each input goes to ``process`` in its trees."""
-    out, count = tmp_path / "out", 1000
+def batch_chain(out: Path, count: int, **bolt: Any) -> LogicalPlan:
     b = TopologyBuilder("batches")
     spout = b.add_spout("numbers", NumberSpout(count, str(out)), par=1)
     middle = b.add_bolt(
         "middle",
-        BatchBolt(str(out)),
+        BatchBolt(str(out), **bolt),
         inputs={spout: Grouping.SHUFFLE},
         config={"topology.tick.tuple.freq.secs": 0.5},
     )
     b.add_bolt("sink", AckingSink(str(out)), inputs={middle: Grouping.fields("n")})
+    return b.build()
+
+
+@pytest.mark.parametrize("acking", [False, True], ids=["acking-off", "acking-on"])
+def test_a_bolt_that_takes_whole_batches_settles_their_inputs(
+    home: Path, code: Path, tmp_path: Path, acking: bool
+) -> None:
+    """``Bolt.process_batch`` gets every input in batches. With acking off what the bolt
+    settles, counted in the batch or through Tuples built from it (then or later), reaches the
+    ack and fail counts; with acking on the Tuples carry their trees, which complete."""
+    out, count = tmp_path / "out", 1000
     config = RELIABLE if acking else {"topology.acker.executors": 0}
-    with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:
+    with TopologyRun(
+        batch_chain(out, count), heron_home=home, code_root=code, config=config
+    ) as run:
         acks = wait_all_acked(run, out, count)
         assert set(acks) == set(range(count)) and max(acks.values()) == 1
         calls = read_log(out, "batch")
-        if acking:
-            assert {r["call"] for r in calls} == {"process"} and len(calls) == count
-            return
-        assert {r["call"] for r in calls} == {"batch"} and {r["source"] for r in calls} == {
-            "numbers"
+        assert {(r["call"], r["source"], r["tracked"]) for r in calls} == {
+            ("batch", "numbers", acking)
         }
         assert sum(r["size"] for r in calls) == count
-        expected = {n for n in range(count) if n % 10}
+        expected = {n for n in range(count) if acking or n % 10}
         run.wait_until(lambda: len(read_log(out, "sink")) >= len(expected), "the sink's inputs")
         assert {r["n"] for r in read_log(out, "sink")} == expected
         run.wait_until(
             lambda: run.counter("middle", "__ack-count") == len(expected),
             "every emitted input acked (in the batch, or later through its Tuple)",
         )
-        assert run.counter("middle", "__fail-count") == count // 10
+        assert run.counter("middle", "__fail-count") == count - len(expected)
         assert run.counter("middle", "__execute-count") == count
+
+
+def test_a_batch_counted_settled_with_acking_on_ends_the_task_with_a_clear_error(
+    home: Path, code: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    plan = batch_chain(out, 100, count_anyway=True)
+    with TopologyRun(plan, heron_home=home, code_root=code, config=RELIABLE) as run:
+        run.wait_until(
+            lambda: (
+                "but acking is on: ack or fail each input's Tuple" in "".join(run.logs().values())
+            ),
+            "the instance's error",
+        )
+        logs = "".join(run.logs().values())
+        assert "topology 'batches', component 'middle'" in logs
 
 
 def test_back_pressure_bounds_memory_and_loses_nothing(

@@ -400,10 +400,26 @@ def test_a_batch_whose_values_do_not_fit_the_fields_raises_as_in_pystorm() -> No
     assert [e[0] for e in out.emits] == [["a", "WordsDefaultTuple"]]
 
 
-def test_a_bolt_with_its_own_loop_body_gets_no_batches() -> None:
-    for cls, config in (("GroupBatchingBolt", OFF), ("EchoBolt", {})):
-        bolt, _, _ = start_bolt(cls, config)
-        assert "process_batch" not in vars(bolt)  # the runtime calls process per tuple
+def test_with_acking_on_a_batch_is_processed_on_its_tuples_in_their_trees() -> None:
+    bolt, out, _ = start_bolt("EchoBolt")
+    batch = InputBatch("words", "default", 1, [["hi"], ["ho"]], trees=[(), ()])
+    bolt.process_batch(batch)
+    first, second = batch.tuples()
+    assert out.emits == [
+        (["hi", "WordsDefaultTuple"], "default", [first], None, False),
+        (["ho", "WordsDefaultTuple"], "default", [second], None, False),
+    ]
+    assert out.acked == [first, second] and batch.acked == 0
+
+
+def test_a_bolt_with_its_own_loop_body_gets_a_batch_through_it_one_input_at_a_time() -> None:
+    bolt, out, _ = start_bolt("GroupBatchingBolt", OFF)
+    batch = words("a", "a", "b")
+    bolt.process_batch(batch)
+    bolt.process_tick(tick())
+    bolt.process_tick(tick())
+    assert [e[0] for e in out.emits] == [["a", 2], ["b", 1]]
+    assert out.acked == batch.tuples() and batch.acked == 0
 
 
 def test_an_input_the_bolt_acked_itself_is_auto_acked_once_with_a_warning(
