@@ -148,6 +148,7 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             try:
                 start = _started(run, work)
                 cpu.start()
+                late_s = time.time() - start  # the driver itself may wait for a core
                 if case.rate:  # the spout notices its last ack: no wait for a metrics export
                     end = _all_acked(run, work, spout_tuples)
                     cpu_s = cpu.stop()
@@ -156,6 +157,8 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
                     end = _finished(run, items, export_s)
                     cpu_s = cpu.stop()
                 wall = end - start
+                if late_s > _LATE_SHARE * wall:  # the meter missed the start of the run
+                    cpu_s = None
                 if case.acking:
                     run.wait_until(
                         lambda: run.counter("sentence", "__ack-count") >= spout_tuples,
@@ -172,6 +175,10 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             return Result(case.case, case.label, items, wall, cpu_s, TIMED, unit, rss, latency)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+_LATE_SHARE = 0.05
+"""A run's CPU time is left out ("-") when the meter started this share of the run late."""
 
 
 def _started(run: TopologyRun, directory: Path) -> float:
