@@ -135,7 +135,7 @@ class InputBatch:
         origin: Any = None,
         received: float = 0.0,
         kind: type[Tuple] = Tuple,
-        trees: Iterable[Any] | None = None,
+        trees: Sequence[Any] | None = None,
     ) -> None:
         self.component = component
         self.stream = stream
@@ -183,30 +183,27 @@ class InputBatch:
         kind = self._kind
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
+        trees = None
         if self._trees is not None:
-            for values, roots in zip(self.values, self._trees, strict=True):
-                tup = new(kind)
-                tup.id = None
-                tup.component = component
-                tup.stream = stream
-                tup.task = task
-                tup.values = values
-                tup._origin = origin
-                tup._received = received
+            trees = iter(self._trees)
+            if len(self._trees) != len(self.values):
+                raise ValueError(
+                    f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
+                    f"{len(self._trees)} tuple trees"
+                )
+        for values in self.values if rows is None else rows:
+            tup = new(kind)
+            tup.id = None
+            tup.component = component
+            tup.stream = stream
+            tup.task = task
+            tup.values = values
+            tup._origin = origin
+            tup._received = received
+            if trees is not None:
                 tup._ackval = 0
-                tup._roots = roots
-                process(tup)
-        else:
-            for values in self.values if rows is None else rows:
-                tup = new(kind)
-                tup.id = None
-                tup.component = component
-                tup.stream = stream
-                tup.task = task
-                tup.values = values
-                tup._origin = origin
-                tup._received = received
-                process(tup)
+                tup._roots = next(trees)
+            process(tup)
 
     def __len__(self) -> int:
         return len(self.values)

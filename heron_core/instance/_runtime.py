@@ -21,7 +21,6 @@ import sys
 import time
 from collections import deque
 from dataclasses import dataclass
-from itertools import repeat
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -718,7 +717,7 @@ class InstanceRuntime:
         start = _perf()
         trees = None
         if self.acking:  # a batch without roots comes from a sender that runs with acking off
-            trees = marshal.loads(batch.roots) if batch.roots else repeat((), len(rows))
+            trees = marshal.loads(batch.roots) if batch.roots else [()] * len(rows)
         inputs = InputBatch(source, stream, task, rows, stats, start, self._tuple_type, trees)
         hook = self._process_batch
         if hook is None:

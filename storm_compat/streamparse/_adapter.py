@@ -96,9 +96,7 @@ _PTuple = pystorm.Tuple
 _new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
 # runs inputs through the inlined loop: source, stream, task, values, native Tuples, batch
-_RunInputs = Callable[
-    [str, str, "int | None", Sequence[Any], Iterable[Any], "InputBatch | None"], None
-]
+_RunInputs = Callable[[str, str, Any, Sequence[Any], Iterable[Any], Any], None]
 
 
 def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
@@ -692,8 +690,15 @@ class PystormBoltAdapter(_Driver, Bolt):
                 values: Iterable[Any] = map(tuple, rows)
             elif all(map(len(kind._fields).__eq__, map(len, rows))):
                 values = map(_new_tuple, repeat(kind), rows)  # namedtuples, cheaply
-            else:
-                self._misfits(kind, run, source, stream, task, rows, natives, batch)
+            else:  # values that do not fit the fields (the emitting side checks them, so
+                # only a plan out of step gets here): one input at a time
+                arity = len(kind._fields)
+                tuples = batch.tuples() if batch is not None else natives
+                for row, native in zip(rows, tuples, strict=False):
+                    if len(row) == arity:
+                        run(source, stream, task, (row,), (native,), None)
+                    else:
+                        self._misfit(kind, row)
                 return
             first = next(ids)
             received_all = map(
@@ -753,30 +758,13 @@ class PystormBoltAdapter(_Driver, Bolt):
             return self._now.batch.tuple(int(received.id) - first)  # type: ignore[union-attr]
         return native
 
-    def _misfits(
-        self,
-        kind: Any,
-        run: _RunInputs,
-        source: str,
-        stream: str,
-        task: int | None,
-        rows: Sequence[Any],
-        natives: Iterable[Any],
-        batch: InputBatch | None,
-    ) -> None:
-        """Inputs of which some do not fit their stream's fields (the emitting side checks
-        that, so only a plan out of step gets here): one at a time, each misfit raising
-        pystorm's TypeError where its ``read_tuple`` would."""
-        arity = len(kind._fields)
-        tuples = batch.tuples() if batch is not None else natives
-        for row, native in zip(rows, tuples, strict=False):
-            if len(row) == arity:
-                run(source, stream, task, (row,), (native,), None)
-                continue
-            try:
-                kind(*row)
-            except TypeError as exc:
-                self._failed(exc)
+    def _misfit(self, kind: Any, row: Sequence[Any]) -> None:
+        """pystorm's TypeError for values that do not fit their stream's fields, raised where
+        its ``read_tuple`` would (so ``run()`` reports it)."""
+        try:
+            kind(*row)
+        except TypeError as exc:
+            self._failed(exc)
 
     def process_batch(self, batch: InputBatch) -> None:
         """Where the class keeps pystorm's own loop, the inputs of ``batch`` through the

@@ -29,5 +29,5 @@ def test_with_acking_on_each_tuple_carries_its_trees_and_is_built_once() -> None
 
 def test_trees_that_do_not_match_the_values_are_an_error() -> None:
     batch = InputBatch("split", "default", 3, [["a"], ["b"]], trees=[()])
-    with pytest.raises(ValueError, match="zip"):
+    with pytest.raises(ValueError, match="2 inputs from 'split' on 'default' came with 1 tuple"):
         batch.tuples()
