@@ -34,6 +34,8 @@ Differences from a pystorm subprocess (deliberate):
   anchoring to an input already acked, or to an unknown id, draws no warning.
 - Values that are not a list or tuple raise the kernel's ``EmitTypeError`` (a ``TypeError``,
   naming the topology, component and stream) where the emit goes straight to it.
+- Where the inlined loop runs, ``auto_anchor`` is read once per input, as its processing
+  starts (pystorm reads it at each emit).
 """
 
 from __future__ import annotations
@@ -182,7 +184,9 @@ class _Input:
         self.batch: InputBatch | None = None  # the batch being processed (acking off)
         self.received: Any = None  # its pystorm Tuple, from the start to the end of process
         self.current: Any = None  # what the component assigned to _current_tups meanwhile
-        self.anchors: list[NativeTuple] = []  # [native] (with acking on only)
+        # with acking on, what an emit without anchors joins while the input is being
+        # processed, unsettled, and _current_tups is not assigned; None otherwise
+        self.anchors: list[NativeTuple] | None = None
 
     @property
     def id(self) -> str | None:
@@ -200,6 +204,7 @@ class _Input:
 
     def assign_current_tups(self, component: Any, tups: Any) -> None:
         self.current = tups
+        self.anchors = None
 
 
 class _SinkSerializer:
@@ -518,6 +523,7 @@ class _Driver(abc.ABC):
         now = self._now
         if key is not None and key == now.id:
             native, now.native = now.native, None
+            now.anchors = None
             return native
         return self._pending.pop(key, _GONE)
 
@@ -643,14 +649,15 @@ class PystormBoltAdapter(_Driver, Bolt):
             direct_task: int | None = None,
             need_task_ids: bool = False,
         ) -> list[int] | None:
+            if anchors is None and (natives := now.anchors) is not None:
+                # auto-anchored to the input being processed (the kernel checks the rest)
+                return out_emit(tup, stream, natives, direct_task, need_task_ids)
             if type(tup) is not list and not isinstance(tup, list | tuple):
                 _not_a_tuple(tup)
             if anchors is not None:
-                natives: list[NativeTuple] = anchored(anchors)
+                natives = anchored(anchors)
             elif not component.auto_anchor:
                 natives = []
-            elif now.native is not None and now.current is None:
-                natives = now.anchors  # the input being processed, not settled yet
             else:
                 natives = anchored(component._current_tups)
             return out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
@@ -720,12 +727,13 @@ class PystormBoltAdapter(_Driver, Bolt):
                 ):  # natives may repeat
                     now.received = received
                     now.native = native
-                    if acking:
-                        now.anchors = [native]
+                    if acking:  # auto_anchor is read once per input
+                        now.anchors = [native] if component.auto_anchor else []
                     try:
                         component.process(received)
                         if now.native is native and own_ack and component.auto_ack:
-                            now.native = now.received = now.current = None  # the common case
+                            # the common case
+                            now.native = now.received = now.current = now.anchors = None
                             if native is _UNBUILT:
                                 acked += 1
                             else:
@@ -734,13 +742,14 @@ class PystormBoltAdapter(_Driver, Bolt):
                         if component.auto_ack:
                             component.ack(received)
                     except Exception as exc:
+                        now.anchors = None
                         if now.native is not None:  # kept by id, for pystorm's auto-fail
                             pending[received.id] = self._built(native, received, first)
                             now.native = None
                         failed(exc)  # _current_tups stays [received] until the next input
                         now.current = None
                         continue
-                    now.received = now.current = None
+                    now.received = now.current = now.anchors = None
                     if now.native is not None:  # neither acked nor failed: keep it by id
                         pending[received.id] = self._built(native, received, first)
                         now.native = None

@@ -206,6 +206,16 @@ class SelfAckBolt(Bolt):
         self.ack(tup)
 
 
+class AckThenEmitBolt(Bolt):
+    """Acks its input, then emits (pystorm still auto-anchors the emit to the acked input)."""
+
+    outputs = ["word"]
+
+    def process(self, tup: Any) -> None:
+        self.ack(tup)
+        self.emit([tup.values[0]])
+
+
 class RejectBolt(Bolt):
     """Fails its input itself (auto_ack is on: pystorm then acks it too)."""
 

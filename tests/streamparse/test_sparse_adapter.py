@@ -412,6 +412,18 @@ def test_with_acking_on_a_batch_is_processed_on_its_tuples_in_their_trees() -> N
     assert out.acked == [first, second] and batch.acked == 0
 
 
+def test_an_emit_auto_anchored_to_an_input_already_acked_is_unanchored_with_a_warning(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bolt, out, _ = start_bolt("AckThenEmitBolt")
+    first, second = word("a"), word("b")
+    bolt.process(first)
+    bolt.process(second)
+    assert out.acked == [first, second]
+    assert out.emits == [(["a"], "default", [], None, False), (["b"], "default", [], None, False)]
+    assert caplog.text.count("anchored to") == 2
+
+
 def test_a_bolt_with_its_own_loop_body_gets_a_batch_through_it_one_input_at_a_time() -> None:
     bolt, out, _ = start_bolt("GroupBatchingBolt", OFF)
     batch = words("a", "a", "b")
