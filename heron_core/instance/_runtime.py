@@ -67,9 +67,9 @@ class InstanceArgs:
 
 
 _bits = random.getrandbits
+"""Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 _perf = time.perf_counter
 _MARSHAL = tuple_pb2.MARSHAL
-"""Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 
 
 class _SpoutCollector:
