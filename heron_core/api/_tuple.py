@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from operator import length_hint
 from typing import Any, ClassVar
 
 __all__ = ["InputBatch", "Tuple"]
@@ -104,6 +105,10 @@ class InputBatch:
         acked: with acking off, how many inputs the bolt acked during the call without their
             Tuple (the bolt adds to it; counted in the ack count and the process latency).
         failed: the same for failed inputs.
+        due: a one-element list; ``due[0]`` turns true when the instance's flush interval
+            (``heron.instance.batch.flush.interval.ms``) has passed since it last sent what the
+            bolt emitted. A bolt that works through a batch input by input checks it between
+            two inputs and, when it is true, calls ``serve()``. Never true outside an instance.
 
     >>> batch = InputBatch("split", "default", 3, [["a"], ["b"]])
     >>> batch.tuple(1)
@@ -114,13 +119,16 @@ class InputBatch:
 
     __slots__ = (
         "_kind",
+        "_left",
         "_origin",
         "_received",
         "_trees",
         "_tuples",
         "acked",
         "component",
+        "due",
         "failed",
+        "serve",
         "stream",
         "task",
         "values",
@@ -136,6 +144,8 @@ class InputBatch:
         received: float = 0.0,
         kind: type[Tuple] = Tuple,
         trees: Sequence[Any] | None = None,
+        due: list[bool] | None = None,
+        serve: Callable[[], None] | None = None,
     ) -> None:
         self.component = component
         self.stream = stream
@@ -150,6 +160,14 @@ class InputBatch:
         self._kind = kind
         self._trees = trees
         self._tuples: list[Tuple] | None = None
+        self._left = -1  # inputs not yet processed when a paced _each last served
+        self.due = due if due is not None else [False]
+        self.serve: Callable[[], None] = serve if serve is not None else _serve_nothing
+        """Does what is due (see ``due``) and lowers ``due[0]``: the instance sends the
+        batches emitted so far and the acks, runs a tick or publishes metrics if their time
+        came, all on the calling thread. Call it only between two inputs, from
+        ``process_batch``. When a stop was requested it does not return: the rest of the batch
+        is left unprocessed (an exception that ``except Exception`` does not catch)."""
 
     @property
     def tracked(self) -> bool:
@@ -174,12 +192,19 @@ class InputBatch:
         self._each(built.append, (self.values[index],))
         return built[0]
 
-    def _each(self, process: Callable[[Tuple], Any], rows: Iterable[Any] | None = None) -> None:
+    def _each(
+        self,
+        process: Callable[[Tuple], Any],
+        rows: Iterable[Any] | None = None,
+        paced: bool = False,
+    ) -> None:
         """Build the Tuple of each input (of ``rows`` instead, with acking off) and call
         ``process`` with it, one at a time: also the runtime's path for a bolt that takes its
-        inputs one by one. Built without ``__init__``, with only the slots that the acking
-        mode reads."""
+        inputs one by one (``paced``: calling `serve` between two calls when it is due).
+        Built without ``__init__``, with only the slots that the acking mode reads."""
         new = object.__new__
+        due = self.due if paced else _NEVER
+        serve = self.serve
         kind = self._kind
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
@@ -191,7 +216,8 @@ class InputBatch:
                     f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
                     f"{len(self._trees)} tuple trees"
                 )
-        for values in self.values if rows is None else rows:
+        inputs = iter(self.values if rows is None else rows)
+        for values in inputs:
             tup = new(kind)
             tup.id = None
             tup.component = component
@@ -204,6 +230,9 @@ class InputBatch:
                 tup._ackval = 0
                 tup._roots = next(trees)
             process(tup)
+            if due[0]:
+                self._left = length_hint(inputs)
+                serve()
 
     def __len__(self) -> int:
         return len(self.values)
@@ -213,3 +242,11 @@ class InputBatch:
             f"InputBatch(component={self.component!r}, stream={self.stream!r}, "
             f"task={self.task!r}, {len(self.values)} inputs)"
         )
+
+
+_NEVER = [False]
+"""The ``due`` flag of an unpaced loop (never raised)."""
+
+
+def _serve_nothing() -> None:
+    """``InputBatch.serve`` outside an instance: nothing is ever due."""

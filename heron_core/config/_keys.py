@@ -461,7 +461,11 @@ _KEYS = (
         "heron.instance.batch.flush.interval.ms",
         float,
         10.0,
-        "Milliseconds after which a partly filled outgoing batch is flushed.",
+        "Milliseconds after which a partly filled outgoing batch is flushed (Heron's "
+        "heron.instance.emit.batch.time.ms, Storm's flush interval): however long each "
+        "next_tuple or process call takes, once this interval has passed the instance sends "
+        "what was emitted and serves acks, timeouts, ticks, metrics and stop requests before "
+        "it calls user code again. 0 does so after every call.",
         minimum=0,
     ),
     Key(

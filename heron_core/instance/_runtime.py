@@ -34,6 +34,7 @@ from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._emitter import Emitter
 from heron_core.instance._metrics import InstanceMetrics
+from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import DATA, Dispatcher
@@ -45,7 +46,12 @@ log = logging.getLogger(__name__)
 TICK_COMPONENT = "__system"
 TICK_STREAM = "__tick"
 _MAX_MESSAGES_PER_WAKE = 64
-_SPOUT_CALLS_PER_ROUND = 1024
+
+
+class _StopRequested(BaseException):
+    """Raised by `InstanceRuntime._serve` when a stop was requested in the middle of a batch:
+    the rest of the batch is left unprocessed (a BaseException, so that a bolt's own
+    ``except Exception`` lets it through)."""
 
 
 @dataclass(frozen=True)
@@ -393,6 +399,9 @@ class InstanceRuntime:
         )
         self.metrics = InstanceMetrics(args.component, args.instance_id, args.component_index)
         self._plan: PlanView | None = None
+        self.pacer = Pacer(1.0)  # replaced once the config is known, started with the loop
+        self._batch: InputBatch | None = None  # the batch a bolt is processing
+        self._counted = 0  # its inputs counted as executed so far
         self._active = True
         self._dispatcher = Dispatcher(f"instance {args.instance_id}")
         self._dispatcher.register(stmgr_pb2.RegisterInstanceResponse, self._on_register_response)
@@ -535,6 +544,8 @@ class InstanceRuntime:
             hook = self.component.process_batch
             batches = getattr(hook, "__func__", None) is not Bolt.process_batch
             self._process_batch = hook if batches else None
+        self._flush_s, self._linger_s, self._metrics_s = self._intervals()
+        self.pacer = Pacer(self._flush_s)
         # What exists now lives as long as the process: keep it out of every collection, and
         # collect young objects far less often than Python's default (see the config key).
         gc.collect()
@@ -549,6 +560,7 @@ class InstanceRuntime:
         try:
             self._setup()
             log.info("%s started (pid-local task %d)", self._where, self.args.task_id)
+            self.pacer.start()
             if self.is_spout:
                 self._spout_loop()
             else:
@@ -563,6 +575,7 @@ class InstanceRuntime:
             )
             return 1
         finally:
+            self.pacer.stop()
             self.client.close()
             self._zmq.term()
 
@@ -594,14 +607,27 @@ class InstanceRuntime:
                 raise HeronError(f"{self._where}: a spout received tuple data")
             self._dispatcher.dispatch(frames)
 
+    def _flush(self, now: float) -> None:
+        """Send every partly filled batch and the buffered acks; lower the pacer's flag."""
+        self.pacer.due[0] = False
+        self.emitter.flush()
+        self.acks.flush()
+        self._last_flush = now
+
     def _spout_loop(self) -> None:
+        """Call ``next_tuple`` in rounds. A round ends when a call emits nothing, the
+        outgoing queue is full, max spout pending is reached, or the flush interval has
+        passed (the pacer's flag, checked after every call, however long the calls take);
+        between rounds the loop reads acks and control messages, expires timed-out trees,
+        sends what is buffered when due, publishes metrics and honours a stop request."""
         spout = self.component
         next_tuple = spout.next_tuple
         emitter = self.emitter
         client = self.client
         socket = client.socket
         clock = self._clock
-        flush_s, linger_s, metrics_s = self._intervals()
+        due = self.pacer.due
+        linger_s, metrics_s = self._linger_s, self._metrics_s
         wait_ms = max(1, int(self.config.get("topology.sleep.spout.wait.strategy.time.ms", 1)))
         acks = self.immediate_acks
         in_flight = self.in_flight
@@ -613,10 +639,9 @@ class InstanceRuntime:
         scan_s = timeout_s / max(
             1, int(self.config.get("heron.instance.acknowledgement.nbuckets", 10))
         )
-        last_flush = clock()
-        next_flush = last_flush + flush_s
-        next_metrics = last_flush + metrics_s
-        next_scan = last_flush + scan_s
+        start = self._last_flush = clock()
+        next_metrics = start + metrics_s
+        next_scan = start + scan_s
         while not self._stop:
             if socket.poll(0, zmq.POLLIN):
                 self._read_control()
@@ -627,7 +652,7 @@ class InstanceRuntime:
             idle = True
             if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
                 before = emitter.emitted
-                for _ in range(_SPOUT_CALLS_PER_ROUND):
+                while not due[0]:
                     mark = emitter.emitted
                     next_tuple()
                     if emitter.emitted == mark or client.pending or len(in_flight) >= limit:
@@ -640,11 +665,8 @@ class InstanceRuntime:
                     self._spout_outcome(self.failed, stream)
                     spout.fail(msg_id)
                 next_scan = now + scan_s
-            if now >= next_flush or (idle and now - last_flush >= linger_s):
-                emitter.flush()
-                self.acks.flush()
-                last_flush = now
-                next_flush = now + flush_s
+            if due[0] or (idle and now - self._last_flush >= linger_s):
+                self._flush(now)
             if now >= next_metrics:
                 self._publish_metrics()
                 next_metrics = now + metrics_s
@@ -653,27 +675,29 @@ class InstanceRuntime:
                 socket.poll(wait_ms, events)
 
     def _bolt_loop(self) -> None:
-        emitter = self.emitter
+        """Read batches and process them. Between any two ``process`` calls (and after each
+        batch) the pacer's flag is checked: when the flush interval has passed, what the bolt
+        emitted and acked is sent, and ticks, metrics and a stop request are served. When its
+        input runs dry the bolt sends what it holds after ``heron.instance.batch.linger.ms``."""
         client = self.client
         socket = client.socket
         clock = self._clock
-        flush_s, linger_s, metrics_s = self._intervals()
+        due = self.pacer.due
+        linger_s, metrics_s = self._linger_s, self._metrics_s
         tick_secs = self.config.get("topology.tick.tuple.freq.secs")
-        tick_s = float(tick_secs) if tick_secs else math.inf
-        now = clock()
-        last_flush = now
-        next_flush = now + flush_s
-        next_metrics = now + metrics_s
-        next_tick = now + tick_s
+        self._tick_s = float(tick_secs) if tick_secs else math.inf
+        now = self._last_flush = clock()
+        flush_at = math.inf  # set when the input runs dry: when to send what is buffered
+        self._next_metrics = now + metrics_s
+        self._next_tick = now + self._tick_s
         on_data = self._on_data
         dispatch = self._dispatcher.dispatch
-        acks = self.acks
         for payload in self._early_data:
             on_data(payload)
         self._early_data.clear()
         while not self._stop:
             now = clock()
-            deadline = min(next_flush, next_metrics, next_tick)
+            deadline = min(flush_at, self._next_metrics, self._next_tick)
             timeout_ms = max(0, int((deadline - now) * 1000) + 1)
             if client.pending and not client.drain():
                 socket.poll(min(timeout_ms, 100), zmq.POLLOUT)
@@ -682,26 +706,44 @@ class InstanceRuntime:
                     try:
                         frames = socket.recv_multipart(zmq.NOBLOCK)
                     except zmq.Again:  # drained the input: send what is buffered, or soon
-                        next_flush = min(next_flush, last_flush + linger_s)
+                        flush_at = min(flush_at, self._last_flush + linger_s)
                         break
                     if frames[0] == DATA:
                         on_data(frames[2])
                     else:
                         dispatch(frames)
-                    if client.pending or clock() >= next_flush:  # keep latency bounded
+                    if client.pending or due[0] or self._stop:  # keep latency bounded
                         break
             now = clock()
-            if now >= next_flush:
-                emitter.flush()
-                acks.flush()
-                last_flush = now
-                next_flush = now + flush_s
-            if now >= next_tick:
-                self._tick(tick_s)
-                next_tick = now + tick_s
-            if now >= next_metrics:
-                self._publish_metrics()
-                next_metrics = now + metrics_s
+            if due[0] or now >= flush_at:
+                self._flush(now)
+                flush_at = math.inf
+            self._housekeeping(now)
+
+    def _housekeeping(self, now: float) -> None:
+        """A bolt's tick and metrics, when their time has come."""
+        if now >= self._next_tick:
+            self._next_tick = now + self._tick_s
+            self._tick()
+        if now >= self._next_metrics:
+            self._next_metrics = now + self._metrics_s
+            self._publish_metrics()
+
+    def _serve(self) -> None:
+        """`InputBatch.serve` for the bolt's batches: between two inputs, once the flush
+        interval has passed, do what the loop does between batches (and count the inputs of
+        the batch processed so far as executed)."""
+        if self._stop:
+            raise _StopRequested
+        batch = self._batch
+        if batch is not None and batch._left >= 0:
+            done = len(batch.values) - batch._left
+            counters = self.metrics.counters
+            counters[f"__execute-count/{batch.component}/{batch.stream}"] += done - self._counted
+            self._counted = done
+        now = self._clock()
+        self._flush(now)
+        self._housekeeping(now)
 
     def _on_data(self, payload: bytes) -> None:
         batch = tuple_pb2.TupleBatch.FromString(payload)
@@ -718,12 +760,37 @@ class InstanceRuntime:
         trees = None
         if self.acking:  # a batch without roots comes from a sender that runs with acking off
             trees = marshal.loads(batch.roots) if batch.roots else [()] * len(rows)
-        inputs = InputBatch(source, stream, task, rows, stats, start, self._tuple_type, trees)
+        inputs = InputBatch(
+            source,
+            stream,
+            task,
+            rows,
+            stats,
+            start,
+            self._tuple_type,
+            trees,
+            self.pacer.due,
+            self._serve,
+        )
         hook = self._process_batch
-        if hook is None:
-            inputs._each(self.component.process)
-        else:
-            hook(inputs)
+        self._batch, self._counted = inputs, 0
+        try:
+            if hook is None:
+                inputs._each(self.component.process, paced=True)
+            else:
+                hook(inputs)
+        except _StopRequested:
+            log.info(
+                "%s: stop requested; %d inputs of a batch from %s/%s left unprocessed",
+                self._where,
+                inputs._left,
+                source,
+                stream,
+            )
+            return
+        finally:
+            self._batch = None
+        if hook is not None:
             settled = inputs.acked + inputs.failed
             if settled and trees is not None:
                 raise UserCodeError(
@@ -739,11 +806,12 @@ class InstanceRuntime:
         self._settle(now)
         elapsed_ms = (now - start) * 1000.0
         key_name = f"{source}/{stream}"
-        self.metrics.counters["__execute-count/" + key_name] += len(rows)
+        self.metrics.counters["__execute-count/" + key_name] += len(rows) - self._counted
         self.metrics.add_latency("__execute-latency-ms/" + key_name, elapsed_ms, len(rows))
 
-    def _tick(self, tick_s: float) -> None:
-        self.component.process_tick(Tuple("__tick", TICK_COMPONENT, TICK_STREAM, -1, [tick_s]))
+    def _tick(self) -> None:
+        tup = Tuple("__tick", TICK_COMPONENT, TICK_STREAM, -1, [self._tick_s])
+        self.component.process_tick(tup)
         self._settle(_perf())
 
     def _settle(self, now: float) -> None:

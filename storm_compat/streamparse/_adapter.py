@@ -49,7 +49,6 @@ from collections.abc import Callable, Iterable, Sequence
 from itertools import chain, count, islice, repeat
 from logging.handlers import RotatingFileHandler
 from os.path import join
-from pathlib import Path
 from typing import Any, NoReturn
 
 import pystorm
@@ -94,6 +93,7 @@ _ACTIVATE = {"command": "activate", "id": ""}
 _DEACTIVATE = {"command": "deactivate", "id": ""}
 _GONE = object()
 _UNBUILT = object()  # the input being processed came in an InputBatch: no native Tuple yet
+_NEVER_DUE = [False]  # the pacing flag of inputs that came one by one, not in a batch
 _PTuple = pystorm.Tuple
 _new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
@@ -299,8 +299,8 @@ class _Driver(abc.ABC):
     Attributes:
         class_path: the pystorm class, ``pkg.module.Class`` (``module:Class`` accepted).
         components: every component of the topology (for the handshake context).
-        code_dir: the topology's code directory (None: ``./code``, the instance's cwd being
-            the working directory); its ``src`` and itself go on ``sys.path``.
+        code_dir: a directory to put on ``sys.path`` before importing the class (None:
+            none; an instance already has the topology's code directory, its cwd, there).
     """
 
     _is_spout: bool
@@ -334,10 +334,8 @@ class _Driver(abc.ABC):
         self._due = False
         self._metrics: dict[str, _ShellMetric] = {}
         self._warned: dict[str, int] = {}
-        code = Path(self.code_dir) if self.code_dir is not None else Path.cwd() / "code"
-        for entry in (code, code / "src"):
-            if entry.is_dir() and str(entry) not in sys.path:
-                sys.path.insert(0, str(entry))
+        if self.code_dir is not None and self.code_dir not in sys.path:
+            sys.path.insert(0, self.code_dir)
         cls = self._user_class()
         adapted = type(cls.__name__, (cls, _Sink), {"__module__": cls.__module__})
         adapted.__qualname__ = cls.__qualname__
@@ -721,10 +719,14 @@ class PystormBoltAdapter(_Driver, Bolt):
             )
             now.batch = batch
             acked = 0
+            # the runtime's pacing: between two inputs, serve what is due (see InputBatch.due)
+            due, serve = (batch.due, batch.serve) if batch is not None else (_NEVER_DUE, None)
             try:
                 for received, native in zip(
                     received_all, natives, strict=False
                 ):  # natives may repeat
+                    if due[0]:
+                        serve()  # type: ignore[misc]
                     now.received = received
                     now.native = native
                     if acking:  # auto_anchor is read once per input

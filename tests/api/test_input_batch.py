@@ -31,3 +31,36 @@ def test_trees_that_do_not_match_the_values_are_an_error() -> None:
     batch = InputBatch("split", "default", 3, [["a"], ["b"]], trees=[()])
     with pytest.raises(ValueError, match="2 inputs from 'split' on 'default' came with 1 tuple"):
         batch.tuples()
+
+
+def test_a_paced_run_serves_between_two_calls_once_due_and_only_then() -> None:
+    due = [False]
+    events: list[str] = []
+
+    def serve() -> None:
+        events.append(f"serve, {batch._left} left")
+        due[0] = False
+
+    def process(tup: Tuple) -> None:
+        events.append(tup.values[0])
+        if tup.values[0] == "b":  # a slow call: the flush interval passes during it
+            due[0] = True
+
+    batch = InputBatch("split", "default", 3, [["a"], ["b"], ["c"], ["d"]], due=due, serve=serve)
+    batch._each(process, paced=True)
+    assert events == ["a", "b", "serve, 2 left", "c", "d"]
+
+
+def test_building_tuples_never_serves() -> None:
+    def serve() -> None:
+        raise AssertionError("served while building tuples")
+
+    batch = InputBatch("split", "default", 3, [["a"], ["b"]], due=[True], serve=serve)
+    assert [t.values for t in batch.tuples()] == [["a"], ["b"]]
+    assert batch.tuple(1).values == ["b"]
+
+
+def test_outside_an_instance_nothing_is_ever_due() -> None:
+    batch = InputBatch("split", "default", 3, [["a"]])
+    assert batch.due == [False]
+    batch.serve()  # a no-op
