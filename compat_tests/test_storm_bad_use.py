@@ -37,8 +37,8 @@ def test_emitting_on_an_undeclared_stream(tmp_path: Path) -> None:
 def test_values_of_the_wrong_arity(tmp_path: Path) -> None:
     with pytest.raises(
         UserCodeError,
-        match=r"(?s)component 'careless', task \d+: emitted 2 values on stream 'default', "
-        r"which declares 1 fields \['word'\]",
+        match=r"(?s)component 'careless', task \d+: Tuple created with wrong number of fields\. "
+        r"Expected 1 fields but got 2 fields \(stream 'default' declares \['word'\]",
     ):
         complete(tmp_path, lambda _: with_bolt(WrongArityBolt()), 1)
 

@@ -31,6 +31,12 @@ _PICKLE = tuple_pb2.PICKLE
 _MARSHAL = tuple_pb2.MARSHAL
 
 
+def _shown(values: Sequence[Any], limit: int = 200) -> str:
+    """``values`` for an error message, cut at ``limit`` characters."""
+    text = repr(values)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class _Route:
     """Everything needed to emit on one declared output stream."""
 
@@ -155,8 +161,9 @@ class Emitter:
                 f"got {type(values).__name__}"
             )
         return UserCodeError(
-            f"{self._where()}: emitted {len(values)} values on stream {stream!r}, which declares "
-            f"{route.arity} fields {list(route.fields)}"
+            f"{self._where()}: Tuple created with wrong number of fields. Expected "
+            f"{route.arity} fields but got {len(values)} fields (stream {stream!r} declares "
+            f"{list(route.fields)}, the emit gave {_shown(values)})"
         )
 
     def emit(
@@ -178,12 +185,16 @@ class Emitter:
             if isinstance(values, str | bytes) or not isinstance(values, Sequence):
                 raise self._bad_emit(stream, values)
             values = list(values)
-        if route is None or len(values) != route.arity:
+        if route is None:
             raise self._bad_emit(stream, values)
         if not route.buffers and direct_task is None:  # nobody subscribes to this stream
+            # As on Storm, no tuple is built for a stream without subscribers, so values of
+            # the wrong number are not an error there.
             route.emitted += 1
             self.emitted += 1
             return [] if need_task_ids else None
+        if len(values) != route.arity:
+            raise self._bad_emit(stream, values)
         limit = self.batch_max
         buffers = route.buffers
         if direct_task is not None:

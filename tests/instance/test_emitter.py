@@ -21,6 +21,7 @@ class Src(Spout):
         Stream(["word"]),
         Stream(["a", "b"], name="pairs"),
         Stream(["x"], name="d", direct=True),
+        Stream(["y", "z"], name="unheard"),
     ]
 
 
@@ -84,7 +85,11 @@ def test_need_task_ids_returns_the_destinations() -> None:
     ("kwargs", "message"),
     [
         ({"values": ["a"], "stream": "nope"}, "does not declare.*declared streams"),
-        ({"values": ["a", "b", "c"], "stream": "pairs"}, "emitted 3 values.*declares 2 fields"),
+        (
+            {"values": ["a", "b", "c"], "stream": "pairs"},
+            r"Tuple created with wrong number of fields\. Expected 2 fields but got 3 fields "
+            r"\(stream 'pairs' declares \['a', 'b'\], the emit gave \['a', 'b', 'c'\]\)",
+        ),
         ({"values": "abc"}, "needs a list or tuple"),
         ({"values": ["a"], "direct_task": 5}, "not declared direct"),
         ({"values": ["x"], "stream": "d"}, "is direct: emit with a direct task"),
@@ -100,10 +105,23 @@ def test_bad_emits_name_topology_component_and_stream(kwargs: dict[str, Any], me
     assert isinstance(info.value, TypeError) == (message == "needs a list or tuple")
 
 
+def test_values_of_any_number_on_a_stream_nobody_subscribes_to_are_only_counted() -> None:
+    # Storm checks the number of values when it builds a tuple for a target task: a stream
+    # without subscribers builds none, so topologies that emit loosely there run on Storm.
+    emitter, client = make()
+    assert emitter.emit(["only one"], stream="unheard", need_task_ids=True) == []
+    assert emitter.emit(["one", "two", "three"], stream="unheard") is None
+    emitter.flush()
+    assert client.sent == [] and emitter.emit_counts()["unheard"] == 2
+    with pytest.raises(UserCodeError, match="needs a list or tuple"):
+        emitter.emit("not values", stream="unheard")  # not values at all is still an error
+
+
 def test_simple_routes_expose_the_fields_memo_the_chooser_fills() -> None:
     emitter, _ = make()
     routes = emitter.simple_routes()
-    assert set(routes) == {"default"}  # "pairs" goes to all tasks; "d" is direct
+    # "pairs" goes to all tasks; "d" is direct; "unheard" has no subscribers
+    assert set(routes) == {"default", "unheard"} and routes["unheard"].silent
     words = routes["default"]
     assert words.key_index == 0 and words.choose is not None and not words.silent
     task = words.choose(["hello"])
