@@ -6,14 +6,19 @@ machine facts to bench/RESULTS.md. `make bench` runs the quick set, `make bench-
 bench/README.md says what each case measures.
 
     .venv/bin/python bench/run.py [--quick] [--repeat N] [--no-record] [--only CASE...]
-                                  [--max-pending N]
+                                  [--max-pending N] [--against REV]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fnmatch
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -146,6 +151,106 @@ def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Res
     return [median(runs) for runs in by_label.values()]
 
 
+def _run_in_tree(tree: Path, case: str, total: int, max_pending: int) -> Result:
+    """One run of topology ``case`` in a subprocess whose ``heron_core`` is the one of ``tree``
+    (first on PYTHONPATH; the bench code and topologies are this tree's)."""
+    with tempfile.TemporaryDirectory(prefix="bench-against-") as scratch:
+        out = Path(scratch) / "result.json"
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tree), *_pythonpath()])}
+        command = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--only",
+            case,
+            "--repeat",
+            "1",
+            "--sentences",
+            str(total),
+            "--max-pending",
+            str(max_pending),
+            "--no-record",
+            "--result-json",
+            str(out),
+        ]
+        subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+        (data,) = json.loads(out.read_text())
+    return Result(**{**data, "latency_ms": None, "runs": ()})
+
+
+def _pythonpath() -> list[str]:
+    return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+
+
+def against(rev: str, cases: list[str], total: int, max_pending: int, repeat: int) -> str:
+    """Run ``cases`` on this tree and on git revision ``rev`` (a temporary worktree), each run
+    in a subprocess of its own, alternating trees case by case (the first tree of each round
+    alternates too, so neither always runs on a warmer or quieter host); the table of both
+    trees' medians and each case's ratio (this tree / ``rev``)."""
+    began = time.monotonic()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-worktree-"))
+    base = scratch / "tree"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(base), rev],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    runs: dict[tuple[str, str], list[Result]] = {}
+    try:
+        for round_number in range(repeat):
+            trees = [("this tree", ROOT), (rev, base)]
+            if round_number % 2:
+                trees.reverse()
+            for case in cases:
+                for name, tree in trees:
+                    result = _run_in_tree(tree, case, total, max_pending)
+                    runs.setdefault((case, name), []).append(result)
+                    print(
+                        f"[{time.monotonic() - began:4.0f} s] {case} on {name}: "
+                        f"{result.rate:,.0f} {result.unit}/s in {result.wall_s:.2f} s",
+                        flush=True,
+                    )
+    finally:
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False
+        )
+    lines = [
+        f"| case | this tree ({_short('HEAD')}{'+' if _dirty() else ''}) | {rev} "
+        f"({_short(rev)}) | this / {rev} |",
+        "|---|---|---|---|",
+    ]
+    for case in cases:
+        ours, theirs = median(runs[(case, "this tree")]), median(runs[(case, rev)])
+        every = "; ".join(
+            f"{a.rate:,.0f} / {b.rate:,.0f}"
+            for a, b in zip(runs[(case, "this tree")], runs[(case, rev)], strict=True)
+        )
+        lines.append(
+            f"| {case} | {ours.rate:,.0f} {ours.unit}/s | {theirs.rate:,.0f} {theirs.unit}/s | "
+            f"{ours.rate / theirs.rate:.3f}x (runs: {every}) |"
+        )
+    return "\n".join(lines)
+
+
+def _short(rev: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short", rev],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+
+def _dirty() -> bool:
+    status = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return bool(status.stdout.strip())
+
+
 def report(results: list[Result]) -> str:
     """The table (Bytewax: its best configuration), the ratios and the Bytewax configurations."""
     bytewax = sorted((r for r in results if r.case == "bytewax"), key=lambda r: -r.rate)
@@ -221,8 +326,20 @@ def main() -> None:
     parser.add_argument(
         "--no-record", action="store_true", help="print only; do not append to bench/RESULTS.md"
     )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="measure a change: run the selected word count and identity cases (default: "
+        "native-off-1 native-on-1) on this tree and on git revision REV (checked out in a "
+        "temporary worktree), alternating the two trees case by case in every round, and "
+        "report both medians and each case's ratio (this tree / REV); --repeat rounds "
+        "(default 3)",
+    )
+    parser.add_argument("--result-json", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--list", action="store_true", help="print the selected cases and exit")
     args = parser.parse_args()
+    if args.against and not args.only:
+        args.only = ["native-off-1", "native-on-1"]
     cases = selection(args.only, args.quick)
     if args.list:
         print("\n".join(cases))
@@ -233,6 +350,27 @@ def main() -> None:
         parser.error(f"--repeat must be at least 1, got {repeat}")
     load_before = load()
     began = time.monotonic()
+    if args.against:
+        unfit = [c for c in cases if c in PEERS or c.startswith("latency-")]
+        if unfit:
+            parser.error(f"--against runs our word count and identity cases only, not {unfit}")
+        text = against(args.against, cases, total, args.max_pending, repeat)
+        minutes, seconds = divmod(round(time.monotonic() - began), 60)
+        body = (
+            f"Machine: {machine()}. Load average {load_before} before, {load()} after. "
+            f"Corpus: {total:,} sentences x 10 words. Each case ran {repeat} times on each "
+            f"tree, alternating trees run by run; medians. Suite wall time {minutes} min "
+            f"{seconds} s.\n\n{text}"
+        )
+        print(f"\n{body}")
+        if not args.no_record:
+            print(f"recorded in {record(f'bench (this tree against {args.against})', body)}")
+        return
+    if args.result_json:
+        results = run(cases, total, args.max_pending, repeat)
+        rows = [{**dataclasses.asdict(r), "runs": ()} for r in results]
+        Path(args.result_json).write_text(json.dumps(rows))
+        return
     times = f", each {repeat} times" if repeat > 1 else ""
     print(f"{len(cases)} cases on {total:,} sentences{times}: {' '.join(cases)}", flush=True)
     text = report(run(cases, total, args.max_pending, repeat))
