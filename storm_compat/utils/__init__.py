@@ -6,5 +6,6 @@ True
 """
 
 from storm_compat.utils._tuple_utils import TupleUtils
+from storm_compat.utils._utils import Utils
 
-__all__ = ["TupleUtils"]
+__all__ = ["TupleUtils", "Utils"]

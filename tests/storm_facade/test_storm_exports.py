@@ -45,7 +45,7 @@ PUBLIC = {
         "BaseRichSpout",
     ],
     "storm_compat.tuple": ["Fields", "Tuple", "Values"],
-    "storm_compat.utils": ["TupleUtils"],
+    "storm_compat.utils": ["TupleUtils", "Utils"],
 }
 
 STORM_METHODS = {
