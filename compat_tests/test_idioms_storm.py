@@ -1,0 +1,90 @@
+"""Storm's everyday idioms, written as public Storm code writes them, run with ``heron run``
+through the real process model: each test says what Storm does and checks the same here.
+
+The topologies are under idioms/storm/; their components record emits, acks, fails and
+arrivals (see idiom_support.Records).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from idiom_support import IDIOMS, Records, heron, idiom_run, median
+
+pytestmark = pytest.mark.processes
+
+SLEEPY = IDIOMS / "storm" / "sleepy_sentences.py"
+
+
+def run_sleepy(tmp_path: Path, seconds: int, spout_ms: int, bolt_ms: int) -> tuple[Records, float]:
+    """Run sleepy_sentences.py for ``seconds``; its records and when the time limit hit."""
+    with idiom_run(tmp_path) as (home, out):
+        ran = heron(
+            "run",
+            str(SLEEPY),
+            "--time",
+            str(seconds),
+            home=home,
+            out=out,
+            env={"SPOUT_SLEEP_MS": str(spout_ms), "BOLT_SLEEP_MS": str(bolt_ms)},
+        )
+        stopped = ran.first("stopping")
+        # Storm's LocalCluster returns from killTopology within seconds: so must a run
+        assert ran.exited_at - stopped < 5.0, ran.stdout
+        return Records.read(out), stopped
+
+
+@pytest.mark.parametrize("sleep_ms", [10, 100, 300])
+def test_a_reliable_spout_sleeping_in_next_tuple_gets_every_tuple_through(
+    tmp_path: Path, sleep_ms: int
+) -> None:
+    # On Storm, a spout that sleeps in nextTuple (storm-starter's Utils.sleep(100)) emits one
+    # tuple per call, and each leaves for its bolts at once (the executor flushes on a timer):
+    # every tuple reaches the last bolt within milliseconds and is acked, none times out.
+    records, stopped = run_sleepy(tmp_path, 15, sleep_ms, 0)
+    emitted = records.of("emit")
+    settled_by_now = [n for n, at in emitted.items() if at[0] < stopped - 2.0]
+    assert len(settled_by_now) >= 3, f"only {len(emitted)} tuples emitted"
+    assert [n for n in settled_by_now if n not in records.of("done")] == []
+    assert [n for n in settled_by_now if n not in records.of("ack")] == []
+    assert records.of("fail") == {}
+    assert all(len(times) == 1 for times in records.of("done").values())  # no replays
+    assert median(records.delays_ms("emit", "done")) < 200.0
+
+
+def test_spout_sleeping_100ms_and_bolt_sleeping_20ms_deliver_promptly(tmp_path: Path) -> None:
+    # The drop-in acceptance case: a spout sleeping 100 ms per nextTuple, a bolt sleeping
+    # 20 ms per tuple, acking on, 20 s: on Storm nearly every emitted tuple reaches the last
+    # bolt, a few tens of milliseconds after its emit, and nothing fails.
+    records, _ = run_sleepy(tmp_path, 20, 100, 20)
+    emitted, done = records.of("emit"), records.of("done")
+    assert len(emitted) >= 10
+    assert len([n for n in emitted if n in done]) >= 0.9 * len(emitted)
+    assert median(records.delays_ms("emit", "done")) < 200.0
+    assert records.of("fail") == {}
+
+
+def test_a_burst_after_a_quiet_spell_flows_through_a_slow_bolt_as_it_is_processed(
+    tmp_path: Path,
+) -> None:
+    # A queue spout backs off (Utils.sleep) while its queue is empty, then emits a burst of
+    # 200 in one nextTuple; the next bolt needs 10 ms a tuple, so the burst takes it 2 s. On
+    # Storm each of its outputs leaves within milliseconds (the executor flushes on a timer
+    # between tuples), not when the whole burst is done; every tuple is acked, none fails.
+    # The spout and the slow bolt also emit on streams nobody subscribes to (one with fewer
+    # values than it declares), which Storm accepts.
+    with idiom_run(tmp_path) as (home, out):
+        heron(
+            "run",
+            str(IDIOMS / "storm" / "burst_and_streams.py"),
+            "--time",
+            "25",
+            home=home,
+            out=out,
+        )
+        records = Records.read(out)
+    assert sorted(records.of("ack")) == list(range(1, 201))
+    assert records.of("fail") == {}
+    assert sorted(records.of("done")) == list(range(1, 201))
+    assert median(records.delays_ms("slow", "done")) < 200.0
