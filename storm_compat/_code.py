@@ -39,7 +39,9 @@ def _module_root(name: str) -> Path | None:
 
 
 def code_root(topology: StormTopology) -> Path | None:
-    """The directory instance processes import the topology's spouts and bolts from.
+    """The directory instance processes import the topology's spouts and bolts from, and
+    run in: its copy is the topology's code directory, where a relative path a spout or bolt
+    opens (or a shell component's script) is looked up.
 
     Raises:
         ConfigurationError: they come from modules under several directories.

@@ -34,9 +34,10 @@ class LoadedTopology:
 
     Attributes:
         plan: the validated logical plan.
-        code_root: the directory whose copy becomes the topology's ``W/code`` (the file's
-            directory, or the ``sys.path`` entry the module came from); None when the module
-            is installed in the Python environment (nothing needs copying).
+        code_root: the directory whose copy becomes the topology's ``W/code``, where every
+            instance runs (the file's directory, or the ``sys.path`` entry the module came
+            from); None when the module is installed in the Python environment (nothing needs
+            copying).
         origin: what was loaded, for messages (``"topologies/word_count.py:WordCount"``).
     """
 

@@ -19,7 +19,7 @@ from heron_core.client._kill import stop_topology_processes, uninstall
 from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.config import config_to_proto
 from heron_core.errors import SchedulerError
-from heron_core.executor import describe_exit, state_config_json
+from heron_core.executor import code_dir, describe_exit, state_config_json
 from heron_core.packing import create_packing
 from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
 from heron_core.scheduler import TopologyRuntime
@@ -57,7 +57,8 @@ class Deployment:
         config: the resolved config (every registered key present).
         packing_plan: the packing plan.
         working_dir: W, ``<heron.directory.home>/topologies/<cluster>/<name>``.
-        code_root: the directory copied to ``W/code`` (None: nothing to copy).
+        code_root: the directory copied to ``W/code``, the working directory of every
+            instance (None: nothing to copy; ``W/code`` is empty).
     """
 
     cluster: str
@@ -154,9 +155,9 @@ def _ignore(skip: Sequence[Path]) -> Callable[[str, list[str]], set[str]]:
 
 
 def install(state: StateManager, deployment: Deployment, progress: Progress = quiet) -> None:
-    """Create W (``code/`` copied from the code root, ``logs/``) and store the topology, its
-    packing plan and its execution state, in that order. On failure, whatever was stored is
-    deleted in reverse order and W is removed.
+    """Create W (``code/`` copied from the code root, see `code_dir`; ``logs/``) and store the
+    topology, its packing plan and its execution state, in that order. On failure, whatever
+    was stored is deleted in reverse order and W is removed.
 
     Raises:
         SchedulerError: a topology of that name already exists on the cluster.
@@ -172,10 +173,11 @@ def install(state: StateManager, deployment: Deployment, progress: Progress = qu
         )
     shutil.rmtree(root, ignore_errors=True)  # left over from a topology no longer in the state
     home = Path(deployment.config["heron.directory.home"]).expanduser().absolute()
+    code = code_dir(root)
     if deployment.code_root is not None:
-        progress(f"copying {deployment.code_root} to {root / 'code'}")
-        shutil.copytree(deployment.code_root, root / "code", ignore=_ignore([home, root]))
-    (root / "code").mkdir(parents=True, exist_ok=True)
+        progress(f"copying {deployment.code_root} to {code}")
+        shutil.copytree(deployment.code_root, code, ignore=_ignore([home, root]))
+    code.mkdir(parents=True, exist_ok=True)
     (root / "logs").mkdir(parents=True, exist_ok=True)
     execution = execution_state_pb2.ExecutionState(
         topology_name=name,

@@ -18,6 +18,7 @@ __all__ = [
     "STATE_KEYS",
     "DaemonContext",
     "ProcessSpec",
+    "code_dir",
     "desired_processes",
     "instance_name",
     "ipc_dir",
@@ -78,6 +79,20 @@ def ipc_dirs(working_dir: Path) -> list[Path]:
     return sorted(_ipc_base().glob(f"{_ipc_prefix(working_dir)}*"))
 
 
+def code_dir(working_dir: str | Path) -> Path:
+    """The topology's code directory ``W/code``: the working directory of every instance
+    process, and so of every multilang subprocess an instance starts.
+
+    It holds the copy of the topology's code root, which stands for what a Storm worker gets
+    as its ``resources`` directory (a shell component's cwd there): a relative path a
+    component opens is looked up in it, on every front end.
+
+    >>> code_dir("/w")
+    PosixPath('/w/code')
+    """
+    return Path(working_dir) / "code"
+
+
 def stmgr_name(container: int) -> str:
     """The process name (and stmgr id) of container ``container``'s stream manager.
 
@@ -106,11 +121,13 @@ class ProcessSpec:
         depends_on: the name of a process this one is bound to (an instance to its stream
             manager's sockets): while that process is not running this one is stopped, and it
             is restarted whenever that process restarts.
+        cwd: the directory it starts in; None: the topology's working directory W.
     """
 
     name: str
     argv: tuple[str, ...]
     depends_on: str | None = None
+    cwd: str | None = None
 
 
 @dataclass(frozen=True)
@@ -166,7 +183,8 @@ def desired_processes(
 
     Container 0 runs the topology manager. Container K >= 1 runs its stream manager
     ``stmgr-K`` and one instance per task of container K in ``plan`` (by task id), each
-    depending on the stream manager.
+    depending on the stream manager and started in the code directory (`code_dir`); the
+    daemons start in W.
 
     Raises:
         SchedulerError: ``container`` is negative, or K >= 1 is not a container of ``plan``.
@@ -178,6 +196,8 @@ def desired_processes(
     ['stmgr-1', 'container_1_word_1']
     >>> desired_processes(plan, 1, ctx)["container_1_word_1"].depends_on
     'stmgr-1'
+    >>> [spec.cwd for spec in desired_processes(plan, 1, ctx).values()]
+    [None, '/w/code']
     """
     if container == 0:
         argv = context.command("heron_core.tmanager", *context.common_flags(0))
@@ -201,6 +221,7 @@ def desired_processes(
             ),
         )
     }
+    code = str(code_dir(context.working_dir))
     for inst in sorted(plans[container].instances, key=lambda i: i.task_id):
         name = instance_name(container, inst.component_name, inst.task_id)
         argv = context.command(
@@ -224,5 +245,5 @@ def desired_processes(
             "--local-endpoint",
             context.local_endpoint,
         )
-        specs[name] = ProcessSpec(name, argv, depends_on=stmgr)
+        specs[name] = ProcessSpec(name, argv, depends_on=stmgr, cwd=code)
     return specs

@@ -487,7 +487,7 @@ class InstanceRuntime:
         return self._plan
 
     def _setup(self) -> None:
-        code_dir = self.args.working_dir / "code"
+        code_dir = Path.cwd()  # the executor starts every instance in the code directory
         if str(code_dir) not in sys.path:
             sys.path.insert(0, str(code_dir))
         plan = self._wait_for_plan()

@@ -72,13 +72,6 @@ class HostBoltCollector(Protocol[H_contra]):
         ...
 
 
-def code_dir() -> Path:
-    """The topology's code directory: ``code`` under the working directory (instances run
-    with cwd = the topology's working directory), else the working directory itself."""
-    code = Path.cwd() / "code"
-    return code if code.is_dir() else Path.cwd()
-
-
 class _Host:
     """What both hosts share: launching, the commands valid for both, protocol errors."""
 
@@ -119,7 +112,9 @@ class _Host:
             self.command,
             self.serializer,
             where=self.where,
-            cwd=Path(self._cwd) if self._cwd is not None else code_dir(),
+            # by default the instance's own cwd: the executor starts every instance in the
+            # topology's code directory, which is where Storm starts a shell component too
+            cwd=Path(self._cwd) if self._cwd is not None else Path.cwd(),
             env=env,
             timeout_secs=float(
                 config.get("topology.subprocess.timeout.secs") or _DEFAULT_TIMEOUT_SECS
@@ -202,7 +197,8 @@ class ShellBoltHost(_Host, Generic[H]):
     Args:
         command: the subprocess's argv.
         serializer: ``"json"`` or ``"msgpack"``.
-        cwd: its working directory (default: the topology's code directory).
+        cwd: its working directory (default: the current one, which in an instance is the
+            topology's code directory).
         env: variables added to its environment (after ``topology.environment``).
         on_idle_failure: called with the error when the subprocess fails between calls;
             default: raise it in the main thread (see ``raise_in_main_thread``).

@@ -68,7 +68,9 @@ def load_flux_topology(path: Path, name: str | None = None) -> LoadedTopology:
     (``package.module.Class``, importable with the YAML's directory on ``sys.path``) of a
     Storm-facade or native spout/bolt, or one of Storm's classes in :data:`JAVA_CLASSES`
     (shell spouts and bolts run through the multilang host). The YAML's directory becomes the
-    topology's code directory, where shell commands run.
+    topology's code directory, where every component runs: shell commands such as
+    ``python splitsentence.py`` find their scripts (and ``storm.py``) beside the YAML, as
+    Storm finds them in the jar's ``resources/`` directory.
 
     Args:
         path: the YAML file.

@@ -54,7 +54,8 @@ class _Shell:
 
     def changeChildCWD(self, changeDirectory: bool) -> None:
         """False: the subprocess runs in the task's working directory instead of the code
-        directory."""
+        directory. Storm's worker runs elsewhere (beside its blob-store links); an instance
+        here runs in the code directory itself, so both choices give the same directory."""
         self._change_dir = changeDirectory
 
     def getComponentConfiguration(self) -> dict[str, Any] | None:

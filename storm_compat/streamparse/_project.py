@@ -97,6 +97,20 @@ does not exist (run the command inside a project made by 'sparse quickstart', or
         """Where the components live: ``<topology_specs>/../src``, as streamparse has it."""
         return self.topology_dir.parent / "src"
 
+    @property
+    def code_root(self) -> Path | None:
+        """What the topology's code directory is a copy of: ``src/`` (None without one).
+
+        ``sparse submit`` and ``sparse run`` ship ``src/`` as the jar's ``resources/``
+        directory (they copy it to ``_resources/resources``, and ``project.clj`` has
+        ``:resource-paths ["_resources"]``), and Storm runs every streamparse component in
+        that directory: a file under ``src/`` is found by the path relative to ``src/``.
+
+        >>> SparseProject(Path("/p"), {"topology_specs": "t/"}, Path("/p/c.json")).code_root is None
+        True
+        """
+        return self.src_dir if self.src_dir.is_dir() else None
+
     def topology_file(self, name: str | None = None) -> tuple[str, Path]:
         """The topology called ``name`` and its file; without a name, the only one.
 

@@ -68,6 +68,8 @@ def test_container_runs_its_stmgr_then_its_instances_by_task_id() -> None:
     assert _flag(count.argv, "--component-index") == "0"
     assert _flag(count.argv, "--working-dir") == "/w"
     assert "--state-config" not in count.argv  # instances get their plan from the stmgr
+    assert count.cwd == "/w/code"  # instances run in the code directory, the daemons in W
+    assert desired["stmgr-1"].cwd is None
 
 
 def test_other_containers_only_get_their_own_tasks() -> None:

@@ -305,10 +305,10 @@ def test_each_input_is_settled_when_execute_returns_even_after_pystorm_errors(
 def test_environment_and_working_directory(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, idle: IdleFailures
 ) -> None:
-    (tmp_path / "code").mkdir()
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "code").mkdir()  # a folder of the user's code, not the code directory
+    monkeypatch.chdir(tmp_path)  # an instance's cwd: the topology's code directory
     config = {"topology.environment": {"PROBE_A": 1, "PROBE_B": "topology"}}
-    for cwd, expected in ((None, tmp_path / "code"), (SCRIPTS, SCRIPTS)):
+    for cwd, expected in ((None, tmp_path), (SCRIPTS, SCRIPTS)):
         host: ShellBoltHost[Any] = ShellBoltHost(
             script("probe_bolt.py"), cwd=cwd, env={"PROBE_B": "host"}, on_idle_failure=idle
         )

@@ -100,7 +100,7 @@ def test_the_quickstart_topology_runs_in_process_with_streamparses_options(proje
     assert sparse.environment()[0] == "prod"
     loaded = load_sparse_topology(sparse)
     plan = loaded.plan
-    assert (plan.name, loaded.code_root) == ("wordcount", project)
+    assert (plan.name, loaded.code_root) == ("wordcount", project / "src")
     spout, bolt = plan.components
     assert (spout.name, spout.parallelism, bolt.name, bolt.parallelism) == (
         "word_spout",
@@ -247,7 +247,7 @@ def test_heron_submit_loads_a_project_topology_file(
     )
     monkeypatch.setattr(_loading.metadata, "entry_points", lambda group: [entry])
     loaded = load_topology(str(project / "topologies" / "wordcount.py"))
-    assert (loaded.plan.name, loaded.code_root) == ("wordcount", project)
+    assert (loaded.plan.name, loaded.code_root) == ("wordcount", project / "src")
     assert [c.name for c in loaded.plan.components] == ["word_spout", "count_bolt"]
     renamed = load_project_topology(project / "topologies" / "wordcount.py", "wc2")
     assert renamed is not None and renamed.plan.name == "wc2"
