@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -21,7 +22,14 @@ from typing import Any
 import psutil
 import zmq
 
-from heron_core.client import Deployment, install, prepare, topology_processes, uninstall
+from heron_core.client import (
+    Deployment,
+    LogFollower,
+    install,
+    prepare,
+    topology_processes,
+    uninstall,
+)
 from heron_core.errors import SchedulerError, UserCodeError
 from heron_core.network import ProtocolError, decode, encode
 from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
@@ -49,6 +57,12 @@ class _Instance:
     pid: int
 
 
+def _to_stderr(line: str) -> None:
+    stream = sys.stderr  # looked up per line: whatever stderr is now (pytest swaps it)
+    stream.write(line + "\n")
+    stream.flush()
+
+
 def _instance_of(argv: list[str], pid: int) -> _Instance | None:
     if "heron_core.instance" not in argv:
         return None
@@ -57,10 +71,15 @@ def _instance_of(argv: list[str], pid: int) -> _Instance | None:
 
 
 class LocalTopology:
-    """One topology a `LocalCluster` runs: its scheduler, state and working directory."""
+    """One topology a `LocalCluster` runs: its scheduler, state, working directory and the
+    follower of its logs (None: nothing is shown)."""
 
     def __init__(
-        self, deployment: Deployment, scheduler: LocalScheduler, state: StateManager
+        self,
+        deployment: Deployment,
+        scheduler: LocalScheduler,
+        state: StateManager,
+        follower: LogFollower | None = None,
     ) -> None:
         self.deployment = deployment
         self.name = deployment.topology.name
@@ -68,6 +87,7 @@ class LocalTopology:
         self._scheduler = scheduler
         self._state = state
         self._seen: dict[int, _Instance] = {}
+        self.follower = follower
 
     def is_running(self) -> bool:
         """Whether the physical plan exists (every instance registered)."""
@@ -152,11 +172,16 @@ class LocalTopology:
             raise SchedulerError(f"topology {self.name!r}: the topology manager said {response}")
 
     def kill(self, keep_dir: bool) -> None:
-        """Stop every process, then delete the state and (unless ``keep_dir``) the files."""
+        """Stop every process, show what they logged on the way out, then delete the state
+        and (unless ``keep_dir``) the files; with ``keep_dir``, say where the logs are."""
         try:
             self._scheduler.close()
         finally:
             try:
+                if self.follower is not None:
+                    self.follower.close()
+                    if keep_dir:
+                        _to_stderr(f"logs: {self.follower.logs_dir}")
                 uninstall(self._state, self.name, self.deployment.working_dir, keep_dir=keep_dir)
             finally:
                 self._state.close()
@@ -172,7 +197,13 @@ class LocalCluster:
         heron_home: where state and working directories go (default: a temporary directory,
             removed by ``shutdown``).
         config_path: the directory of cluster YAML files (default: the built-in ones).
-        keep_logs: keep each killed topology's working directory (its ``logs/``).
+        keep_logs: keep each killed topology's working directory (its ``logs/``; the path is
+            printed when the topology is killed).
+        show_logs: print what the spouts and bolts log to stderr while they run, as Storm's
+            local mode prints its workers' logs: every line of their loggers, ``print``,
+            multilang ``log`` commands, warnings, errors and tracebacks, as
+            ``<component>:<task> | <line>`` (not the engine's routine records). A crash of a
+            task is printed as one line either way (see ``heron_core.client.LogFollower``).
 
     >>> with LocalCluster() as cluster:
     ...     cluster.killTopology("nothing")
@@ -187,6 +218,7 @@ class LocalCluster:
         heron_home: str | Path | None = None,
         config_path: str | Path | None = None,
         keep_logs: bool = False,
+        show_logs: bool = True,
     ) -> None:
         self._owns_home = heron_home is None
         self.heron_home = (
@@ -196,6 +228,7 @@ class LocalCluster:
         )
         self._config_path = config_path
         self._keep_logs = keep_logs
+        self._show_logs = show_logs
         self._topologies: dict[str, LocalTopology] = {}
 
     def submitTopology(
@@ -220,9 +253,12 @@ class LocalCluster:
         except BaseException:
             state.close()
             raise
-        running = LocalTopology(deployment, scheduler, state)
+        logs = deployment.working_dir / "logs"
+        follower = LogFollower(logs, _to_stderr, show_logs=self._show_logs, from_start=True)
+        running = LocalTopology(deployment, scheduler, state, follower)
         try:
             scheduler.on_schedule(deployment.packing_plan)
+            follower.start_thread()
         except BaseException:
             running.kill(keep_dir=False)
             raise

@@ -41,7 +41,17 @@ __all__ = ["run_command"]
 @click.option(
     "--keep-dir",
     is_flag=True,
-    help="Keep the working directory (the processes' logs in logs/) after the run.",
+    help="Keep the working directory after the run (the processes' logs stay in its logs/). "
+    "Without it the logs are moved to <heron home>/logs/<topology>-<date>-<time>; either way "
+    "their path is printed at the end.",
+)
+@click.option(
+    "-q",
+    "--quiet",
+    is_flag=True,
+    help="Do not show the components' log lines. By default every line a spout or bolt "
+    "writes (its loggers, print, multilang log commands, warnings, errors, tracebacks) is "
+    "shown as it is written, as '<component>:<task> | <line>'. A crash is shown either way.",
 )
 @config_property_option
 @config_path_option
@@ -52,6 +62,7 @@ def run_command(
     containers: int | None,
     name: str | None,
     keep_dir: bool,
+    quiet: bool,
     overrides: tuple[str, ...],
     config_path: str | None,
     heron_home: str | None,
@@ -61,7 +72,7 @@ def run_command(
 
     TOPOLOGY is a Python file (topologies/word_count.py), optionally followed by :ATTR, or
     a package.module:ATTR. The state and working directory live in a temporary heron home
-    unless --heron-home is given.
+    unless --heron-home is given; the logs are kept (their path is printed last).
     """
     run(
         topology,
@@ -72,5 +83,6 @@ def run_command(
         heron_home=heron_home,
         config_path=config_path,
         keep_dir=keep_dir,
+        show_logs=not quiet,
         progress=progress,
     )

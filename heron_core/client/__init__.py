@@ -13,7 +13,8 @@ from heron_core.client._config import HERON_HOME_ENV, Progress, client_config, q
 from heron_core.client._kill import kill, stop_topology_processes, topology_processes, uninstall
 from heron_core.client._list import TopologyInfo, list_topologies
 from heron_core.client._loading import LoadedTopology, load_topology
-from heron_core.client._metrics import ComponentStats, MetricsClient, component_stats
+from heron_core.client._logs import LogFollower
+from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
 from heron_core.client._run import RunResult, run
 from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
 
@@ -22,8 +23,10 @@ __all__ = [
     "ComponentStats",
     "Deployment",
     "LoadedTopology",
+    "LogFollower",
     "MetricsClient",
     "Progress",
+    "RateMeter",
     "RunResult",
     "SubmitResult",
     "TopologyInfo",

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import zmq
@@ -12,7 +13,7 @@ from heron_core.network import ProtocolError, decode, encode
 from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2
 from heron_core.statemgr import StateManager
 
-__all__ = ["ComponentStats", "MetricsClient", "component_stats"]
+__all__ = ["ComponentStats", "MetricsClient", "RateMeter", "component_stats"]
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +38,9 @@ class ComponentStats:
         executed: tuples executed, all inputs.
         acked: tuples acked.
         failed: tuples failed.
-        rate: throughput per second since the previous sample (0.0 for the first).
+        rate: throughput per second over each instance's latest metrics interval (see
+            `RateMeter`; 0.0 without a meter).
+        restarts: times its instances were started again (from the executors' status).
     """
 
     component: str
@@ -48,6 +51,7 @@ class ComponentStats:
     acked: int = 0
     failed: int = 0
     rate: float = 0.0
+    restarts: int = 0
 
     @property
     def throughput(self) -> int:
@@ -62,54 +66,120 @@ def _number(value: str) -> int:
         return 0
 
 
+@dataclass(frozen=True)
+class _Sample:
+    timestamp_ms: int
+    count: int
+    rate: float
+
+
+class RateMeter:
+    """Per-instance rates from the instances' own metrics messages.
+
+    An instance publishes its cumulative counters every ``heron.metrics.export.interval.sec``,
+    stamped with the time it took them; the stream manager and the topology manager pass the
+    newest on with a delay of their own. A rate is therefore taken between two messages of
+    the same instance, over the time between their stamps, never over the time between two
+    reads of a client (two reads often see the same message, or messages a varying time
+    apart). An instance's first message (also its first after a restart, when its counters
+    start over) counts what it did in its first interval, ``first_interval`` seconds. The
+    same message read again keeps its rate; an instance whose newest message is older than
+    ``stale_after`` seconds (dead, or stuck in user code) counts 0.
+
+    Args:
+        first_interval: seconds an instance's first message covers (the export interval).
+        stale_after: age in seconds past which an instance's message no longer counts
+            (default: five export intervals, at least 5 s).
+        clock: wall-clock seconds (the stamps are ``time.time()`` of the instances' host).
+
+    >>> meter = RateMeter(first_interval=1.0, clock=lambda: 10.0)
+    >>> meter.rate("word_1", 9_000, 500), meter.rate("word_1", 9_000, 500)
+    (500.0, 500.0)
+    >>> meter.rate("word_1", 9_500, 1_500)
+    2000.0
+    """
+
+    def __init__(
+        self,
+        first_interval: float,
+        stale_after: float | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._first = max(first_interval, 1e-3)
+        self._stale_ms = 1000.0 * (
+            stale_after if stale_after is not None else max(5.0, 5 * first_interval)
+        )
+        self._clock = clock
+        self._samples: dict[str, _Sample] = {}
+
+    def rate(self, instance: str, timestamp_ms: int, count: int) -> float:
+        """The rate of ``instance`` whose newest message, stamped ``timestamp_ms``, holds the
+        cumulative ``count``."""
+        before = self._samples.get(instance)
+        if before is not None and timestamp_ms == before.timestamp_ms and count == before.count:
+            rate = before.rate
+        elif before is None or count < before.count or timestamp_ms <= before.timestamp_ms:
+            rate = count / self._first  # its first message, or its first since a restart
+        else:
+            rate = (count - before.count) * 1000.0 / (timestamp_ms - before.timestamp_ms)
+        self._samples[instance] = _Sample(timestamp_ms, count, rate)
+        if self._clock() * 1000.0 - timestamp_ms > self._stale_ms:
+            return 0.0
+        return rate
+
+
 def component_stats(
     components: Mapping[str, bool],
     messages: Iterable[metrics_pb2.MetricPublisherPublishMessage],
-    previous: Sequence[ComponentStats] = (),
-    elapsed: float = 0.0,
+    meter: RateMeter | None = None,
 ) -> list[ComponentStats]:
-    """Sum the instances' cumulative counters per component, in ``components`` order.
+    """Sum the instances' cumulative counters per component, in ``components`` order, with
+    the rates of ``meter`` (0.0 without one).
 
     Args:
         components: component name -> is a spout, in display order.
         messages: the newest metrics message of each instance (a ``MetricsResponse``).
-        previous: the result of the previous call, for the rates.
-        elapsed: seconds since the previous call.
+        meter: the meter of the previous calls (one per topology run).
 
     >>> from heron_core.proto import metrics_pb2 as m
-    >>> def msg(component, instance, **metrics):
+    >>> def msg(component, instance, at_ms, **metrics):
     ...     return m.MetricPublisherPublishMessage(
     ...         publisher=m.MetricPublisher(component_name=component, instance_id=instance),
+    ...         timestamp=at_ms,
     ...         metrics=[m.MetricDatum(name=k, value=v) for k, v in metrics.items()])
-    >>> first = component_stats({"word": True}, [msg("word", "a", **{"__emit-count/default": "5"})])
+    >>> meter = RateMeter(first_interval=1.0, clock=lambda: 3.0)
+    >>> first = component_stats({"word": True}, [
+    ...     msg("word", "a", 1_000, **{"__emit-count/default": "5"})], meter)
     >>> later = component_stats({"word": True}, [
-    ...     msg("word", "a", **{"__emit-count/default": "25"}),
-    ...     msg("word", "b", **{"__emit-count/default": "5"})], first, elapsed=2.0)
-    >>> later[0].instances, later[0].emitted, later[0].rate
-    (2, 30, 12.5)
+    ...     msg("word", "a", 2_000, **{"__emit-count/default": "25"}),
+    ...     msg("word", "b", 2_000, **{"__emit-count/default": "5"})], meter)
+    >>> first[0].rate, (later[0].instances, later[0].emitted, later[0].rate)
+    (5.0, (2, 30, 25.0))
     """
     totals = {name: dict.fromkeys(_COUNTERS.values(), 0) for name in components}
     instances = dict.fromkeys(components, 0)
+    rates = dict.fromkeys(components, 0.0)
     for message in messages:
         component = message.publisher.component_name
         if component not in totals:
             continue
         instances[component] += 1
+        mine = dict.fromkeys(_COUNTERS.values(), 0)
         for datum in message.metrics:
             for prefix, counter in _COUNTERS.items():
                 if datum.name.startswith(prefix):
-                    totals[component][counter] += _number(datum.value)
-    before = {s.component: s for s in previous}
-    result = []
-    for name, is_spout in components.items():
-        counts = totals[name]
-        throughput = counts["emitted" if is_spout else "executed"]
-        old = before.get(name)
-        rate = (throughput - old.throughput) / elapsed if old is not None and elapsed > 0 else 0.0
-        result.append(
-            ComponentStats(name, is_spout, instances[name], **counts, rate=max(rate, 0.0))
-        )
-    return result
+                    mine[counter] += _number(datum.value)
+        for counter, value in mine.items():
+            totals[component][counter] += value
+        if meter is not None:
+            throughput = mine["emitted" if components[component] else "executed"]
+            rates[component] += meter.rate(
+                message.publisher.instance_id, message.timestamp, throughput
+            )
+    return [
+        ComponentStats(name, is_spout, instances[name], **totals[name], rate=rates[name])
+        for name, is_spout in components.items()
+    ]
 
 
 class MetricsClient:

@@ -7,7 +7,7 @@ import shutil
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
@@ -15,7 +15,8 @@ from rich.console import Console
 from heron_core.client._config import Progress, quiet
 from heron_core.client._kill import uninstall
 from heron_core.client._loading import LoadedTopology, load_topology
-from heron_core.client._metrics import ComponentStats, MetricsClient, component_stats
+from heron_core.client._logs import LogFollower
+from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
 from heron_core.client._progress import ProgressView, stats_table
 from heron_core.client._submit import install, prepare
 from heron_core.executor import StopSignals
@@ -25,6 +26,8 @@ from heron_core.statemgr import create_state_manager
 __all__ = ["RunResult", "run"]
 
 CLUSTER = "local"
+LOG_POLL_SECS = 0.2
+"""How often the logs are read for lines to show."""
 
 
 @dataclass(frozen=True)
@@ -36,8 +39,10 @@ class RunResult:
         topology_id: its id.
         elapsed: seconds it ran (from scheduling to the stop request).
         stopped_by: ``"time limit"`` or the signal that stopped it (``"SIGINT"``).
-        components: the last counters read, per component (empty if none were read).
+        components: the last counters read, per component (empty if none were read), with
+            the restarts of their instances.
         working_dir: the kept working directory (logs in ``logs/``), or None when removed.
+        logs_dir: where the processes' logs were kept (None: no process wrote one).
     """
 
     topology_name: str
@@ -46,6 +51,28 @@ class RunResult:
     stopped_by: str
     components: tuple[ComponentStats, ...]
     working_dir: Path | None
+    logs_dir: Path | None = None
+
+
+def _restarts(stats: Sequence[ComponentStats], restarts: dict[str, int]) -> list[ComponentStats]:
+    return [replace(s, restarts=restarts.get(s.component, 0)) for s in stats]
+
+
+def _keep_logs(working_dir: Path, home: Path, name: str) -> Path | None:
+    """Move ``W/logs`` to ``<home>/logs/<name>-<date>-<time>`` (a fresh name) and remove W;
+    the new path, or None when there were no logs."""
+    logs = working_dir / "logs"
+    kept: Path | None = None
+    if logs.is_dir() and any(logs.iterdir()):
+        stem = home / "logs" / f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+        kept, n = stem, 1
+        while kept.exists():
+            n += 1
+            kept = stem.with_name(f"{stem.name}-{n}")
+        kept.parent.mkdir(parents=True, exist_ok=True)
+        logs.rename(kept)
+    shutil.rmtree(working_dir, ignore_errors=True)
+    return kept
 
 
 def run(
@@ -58,6 +85,7 @@ def run(
     heron_home: str | os.PathLike[str] | None = None,
     config_path: str | os.PathLike[str] | None = None,
     keep_dir: bool = False,
+    show_logs: bool = True,
     console: Console | None = None,
     progress: Progress = quiet,
     poll_interval: float = 1.0,
@@ -68,10 +96,16 @@ def run(
     process and the state and working directory in a temporary heron home (or
     ``heron_home``). Every ``poll_interval`` seconds the per-component counters are read from
     the topology manager and shown on ``console`` (a live table on a terminal, a plain line
-    every few seconds otherwise). It runs until ``seconds`` have passed or SIGINT/SIGTERM
-    arrives, then stops every process, deletes the state and, unless ``keep_dir``, the
-    working directory (and the temporary home), and prints a summary table. Must be called
-    on the main thread.
+    every few seconds otherwise); rates are per instance between its own metrics messages
+    (`RateMeter`). Meanwhile the lines the components write (their loggers, ``print``,
+    multilang ``log`` commands, warnings, errors and tracebacks; not the kernel's routine
+    records) are shown as ``<component>:<task> | <line>`` unless ``show_logs`` is false,
+    and every crash of a process as one line with its exit status (see `LogFollower`). It
+    runs until ``seconds`` have passed or SIGINT/SIGTERM arrives, then stops every process,
+    deletes the state and prints a summary table (with the restarts per component) and
+    ``logs: <path>``. Unless ``keep_dir``, the working directory is removed and its logs
+    are moved to ``<heron home>/logs/<topology>-<date>-<time>`` first (with a temporary
+    home, everything else in it is removed). Must be called on the main thread.
 
     Args:
         spec: a Python file or ``module:attr``, or a topology another front end already
@@ -83,8 +117,10 @@ def run(
             `LoadedTopology`, whose plan is named already.
         heron_home: the heron home to use instead of a temporary one.
         config_path: the directory of cluster YAML files (the ``local`` cluster is used).
-        keep_dir: keep the working directory (its logs) after the run.
-        console: where progress and the summary go (default: stdout).
+        keep_dir: keep the working directory (its logs in ``logs/``) after the run.
+        show_logs: show the components' log lines on ``console`` as they are written
+            (crashes are shown either way).
+        console: where progress, log lines and the summary go (default: stdout).
         progress: receives set-up messages.
         poll_interval: seconds between metric reads.
 
@@ -98,11 +134,17 @@ def run(
     home = (
         Path(heron_home) if heron_home is not None else Path(tempfile.mkdtemp(prefix="heron-run-"))
     )
+
+    def echo(line: str) -> None:
+        console.print(line, markup=False, highlight=False, emoji=False, soft_wrap=True)
+
+    kept_logs: Path | None = None
     try:
         deployment = prepare(CLUSTER, loaded, [*overrides, *extra], config_path, home)
         topology = deployment.topology
         components = {c.name: c.is_spout for c in loaded.plan.components}
         stats: list[ComponentStats] = []
+        meter = RateMeter(float(deployment.config.get("heron.metrics.export.interval.sec", 1.0)))
         scheduler = LocalScheduler()
         scheduler.initialize(deployment.config, deployment.runtime)
         with (
@@ -111,42 +153,56 @@ def run(
         ):
             install(state, deployment, progress)
             metrics = MetricsClient(state, topology.name)
+            logs = deployment.working_dir / "logs"
+            follower = LogFollower(logs, echo, show_logs=show_logs, from_start=True)
             try:
-                progress(
-                    f"running {topology.name!r}: {deployment.size}; "
-                    f"logs in {deployment.working_dir / 'logs'}"
-                )
+                progress(f"running {topology.name!r}: {deployment.size}; logs in {logs}")
                 scheduler.on_schedule(deployment.packing_plan)
-                start = last = time.monotonic()
+                start = next_read = time.monotonic()
                 with ProgressView(console, topology.name) as view:
                     while not stop.requested:
                         now = time.monotonic()
                         if seconds is not None and now - start >= seconds:
                             break
-                        messages = metrics.fetch()
-                        if messages is not None:
-                            stats = component_stats(components, messages, stats, now - last)
-                            last = now
-                        status = "running" if messages is not None else "starting"
-                        view.update(stats or None, now - start, status)
-                        wait = poll_interval - (time.monotonic() - now)
+                        if now >= next_read:
+                            messages = metrics.fetch()
+                            if messages is not None:
+                                stats = component_stats(components, messages, meter)
+                            stats = _restarts(stats, follower.restarts())
+                            status = "running" if messages is not None else "starting"
+                            view.update(stats or None, now - start, status)
+                            next_read = now + poll_interval
+                        follower.poll()
+                        wake = min(next_read, time.monotonic() + LOG_POLL_SECS)
                         if seconds is not None:
-                            wait = min(wait, start + seconds - time.monotonic())
-                        stop.wait(wait)
+                            wake = min(wake, start + seconds)
+                        stop.wait(wake - time.monotonic())
                 elapsed = time.monotonic() - start
                 stopped_by = stop.name or "time limit"
                 progress(f"stopping {topology.name!r} ({stopped_by})")
             finally:
                 metrics.close()
                 scheduler.close()
-                uninstall(state, topology.name, deployment.working_dir, keep_dir=keep_dir)
+                uninstall(state, topology.name, deployment.working_dir, keep_dir=True)
+                follower.close()  # what the processes wrote on their way out
+                if keep_dir:
+                    kept_logs = logs
+                else:
+                    kept_logs = _keep_logs(deployment.working_dir, home, topology.name)
+        stats = _restarts(stats or component_stats(components, []), follower.restarts())
     finally:
         if heron_home is None and not keep_dir:
-            shutil.rmtree(home, ignore_errors=True)
+            for entry in home.iterdir() if home.is_dir() else ():
+                if kept_logs is None or entry != home / "logs":
+                    shutil.rmtree(entry, ignore_errors=True)
+            if kept_logs is None:
+                shutil.rmtree(home, ignore_errors=True)
     title = f"{topology.name}: ran {elapsed:.1f} s, stopped by {stopped_by}"
     averages = [s.throughput / elapsed if elapsed > 0 else 0.0 for s in stats]
-    console.print(stats_table(title, stats, averages))
+    console.print(stats_table(title, stats, averages, console.width))
     kept = deployment.working_dir if keep_dir else None
     if kept is not None:
         console.print(f"working directory kept: {kept}", highlight=False, markup=False)
-    return RunResult(topology.name, topology.id, elapsed, stopped_by, tuple(stats), kept)
+    if kept_logs is not None:
+        console.print(f"logs: {kept_logs}", highlight=False, markup=False, soft_wrap=True)
+    return RunResult(topology.name, topology.id, elapsed, stopped_by, tuple(stats), kept, kept_logs)

@@ -20,6 +20,7 @@ from heron_core.executor._processes import (
     STATE_KEYS,
     DaemonContext,
     ProcessSpec,
+    code_dir,
     desired_processes,
     instance_name,
     ipc_dir,
@@ -36,6 +37,7 @@ from heron_core.executor._reconcile import (
     record_exit,
 )
 from heron_core.executor._signals import StopSignals
+from heron_core.executor._status import ProcessStatus, StatusFile, read_status, status_path
 from heron_core.executor._supervisor import GRACE_SECS, Supervisor
 
 __all__ = [
@@ -45,10 +47,13 @@ __all__ = [
     "DaemonContext",
     "ProcessRecord",
     "ProcessSpec",
+    "ProcessStatus",
     "RestartPolicy",
+    "StatusFile",
     "StopSignals",
     "Supervisor",
     "Verb",
+    "code_dir",
     "configure_daemon_logging",
     "describe_exit",
     "desired_processes",
@@ -59,10 +64,12 @@ __all__ = [
     "main",
     "parse_state_config",
     "read_plans",
+    "read_status",
     "reconcile",
     "record_exit",
     "spawn",
     "state_config_json",
+    "status_path",
     "stmgr_name",
     "stop_processes",
 ]

@@ -14,9 +14,10 @@ from typing import Any
 from heron_core._logging import configure_daemon_logging
 from heron_core.config import config_from_proto
 from heron_core.errors import ConfigurationError, HeronError, StateManagerError
-from heron_core.executor._processes import DaemonContext, desired_processes, ipc_dir
+from heron_core.executor._processes import DaemonContext, code_dir, desired_processes, ipc_dir
 from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals
+from heron_core.executor._status import StatusFile, status_path
 from heron_core.executor._supervisor import Supervisor
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import StateManager, create_state_manager
@@ -116,6 +117,7 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
     if ipc is not None:
         shutil.rmtree(ipc, ignore_errors=True)  # left by a killed predecessor
         ipc.mkdir(mode=0o700)
+        code_dir(working_dir).mkdir(exist_ok=True)  # the instances' cwd (install makes it)
     try:
         context = DaemonContext(
             topology_name=args.topology_name,
@@ -133,7 +135,8 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
             args.topology_name,
             ", ".join(desired),
         )
-        return Supervisor(desired, working_dir, policy).run(stop)
+        status = StatusFile(status_path(working_dir, args.container))
+        return Supervisor(desired, working_dir, policy, status=status).run(stop)
     finally:
         if ipc is not None:
             shutil.rmtree(ipc, ignore_errors=True)

@@ -19,10 +19,14 @@ from heron_core.executor._reconcile import (
     record_exit,
 )
 from heron_core.executor._signals import StopSignals
+from heron_core.executor._status import StatusFile
 
 __all__ = ["GRACE_SECS", "Supervisor"]
 
 log = logging.getLogger(__name__)
+exits_log = logging.getLogger("heron_core.executor.exits")
+"""Every exit of a child and giving up on one: what the status file reports too (readers
+that show the status file skip this logger's records)."""
 
 GRACE_SECS = 10.0
 """How long a stopped process gets between SIGTERM and SIGKILL."""
@@ -33,10 +37,12 @@ _MAX_IDLE_SECS = 1.0
 class Supervisor:
     """Keeps one container's processes running until SIGTERM or SIGINT.
 
-    Each process is started in ``working_dir`` with stdout and stderr appended to
-    ``working_dir/logs/<name>.log``; every exit is logged with name, pid and status; a
-    process that dies is restarted by `reconcile` under ``policy``, and the instances bound
-    to a stream manager are restarted with it. Children get ``PR_SET_PDEATHSIG(SIGKILL)``.
+    Each process is started in its spec's ``cwd`` (default: ``working_dir``) with stdout and
+    stderr appended to ``working_dir/logs/<name>.log``; every exit is logged with name, pid
+    and status; a process that dies is restarted by `reconcile` under ``policy``, and the
+    instances bound to a stream manager are restarted with it. Children get
+    ``PR_SET_PDEATHSIG(SIGKILL)``. Starts, crashes and exits are also counted in ``status``
+    (written after every loop that changed them).
 
     Args:
         desired: the processes to keep running, by name (see `desired_processes`).
@@ -44,6 +50,7 @@ class Supervisor:
         policy: the restart policy.
         grace_secs: how long a stopped process gets between SIGTERM and SIGKILL.
         clock: monotonic seconds; injectable for tests.
+        status: where starts, crashes and exits are counted (default: in memory only).
     """
 
     def __init__(
@@ -54,6 +61,7 @@ class Supervisor:
         *,
         grace_secs: float = GRACE_SECS,
         clock: Callable[[], float] = time.monotonic,
+        status: StatusFile | None = None,
     ) -> None:
         self._desired = dict(desired)
         self._working_dir = working_dir
@@ -63,6 +71,7 @@ class Supervisor:
         self._records: dict[str, ProcessRecord] = {}
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
         self._kill_deadlines: dict[str, float] = {}
+        self.status = status if status is not None else StatusFile(None)
 
     def run(self, stop: StopSignals | None = None) -> int:
         """Supervise until SIGTERM/SIGINT (returns 0) or until a process exhausts its restarts
@@ -75,7 +84,10 @@ class Supervisor:
         if stop is None:
             with StopSignals(wake_on_child_exit=True) as own:
                 return self.run(own)
-        code = self._loop(stop)
+        try:
+            code = self._loop(stop)
+        finally:
+            self.status.flush()
         self._stop_all()
         return code
 
@@ -86,9 +98,10 @@ class Supervisor:
             due = [now + _MAX_IDLE_SECS, *self._kill_deadlines.values()]
             for action in reconcile(self._desired, self._records, now, self._policy):
                 if action.verb is Verb.GIVE_UP:
-                    log.error(
+                    exits_log.error(
                         "giving up on %s: %s; stopping the container", action.name, action.reason
                     )
+                    self.status.gave_up(action.name)
                     return 1
                 if action.verb is Verb.START:
                     self._start(action.name, now)
@@ -97,6 +110,7 @@ class Supervisor:
                 elif action.verb is Verb.WAIT and action.at is not None:
                     due.append(action.at)
             self._escalate(now)
+            self.status.flush()
             stop.wait(min(due) - self._clock())
         log.info("received %s: stopping %d processes", stop.name, len(self._procs))
         return 0
@@ -106,7 +120,8 @@ class Supervisor:
         previous = self._records.get(name)
         crashes = previous.crashes if previous is not None else 0
         try:
-            proc = spawn(spec.argv, self._working_dir / "logs" / f"{name}.log", self._working_dir)
+            cwd = Path(spec.cwd) if spec.cwd is not None else self._working_dir
+            proc = spawn(spec.argv, self._working_dir / "logs" / f"{name}.log", cwd)
         except OSError as exc:
             log.error("cannot start %s (%s): %s", name, spec.argv[0], exc)
             failed = ProcessRecord(spec, None, now, crashes)
@@ -114,6 +129,7 @@ class Supervisor:
             return
         self._procs[name] = proc
         self._records[name] = ProcessRecord(spec, proc.pid, now, crashes)
+        self.status.started(name)
         log.info("started %s (pid %d)", name, proc.pid)
 
     def _request_stop(self, name: str, reason: str, now: float) -> None:
@@ -139,11 +155,13 @@ class Supervisor:
             del self._procs[name]
             expected = self._kill_deadlines.pop(name, None) is not None
             record = record_exit(self._records[name], now, self._policy, expected=expected)
+            crashed = not expected and name in self._desired
+            self.status.exited(name, describe_exit(code), crashed=crashed)
             if name not in self._desired:
-                log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(code))
+                exits_log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(code))
                 del self._records[name]
             elif expected:
-                log.info(
+                exits_log.info(
                     "%s (pid %d) exited with %s; it will be restarted",
                     name,
                     proc.pid,
@@ -151,7 +169,7 @@ class Supervisor:
                 )
                 self._records[name] = record
             else:
-                log.warning(
+                exits_log.warning(
                     "%s (pid %d) exited with %s (crash %d in a row, %d restarts allowed)",
                     name,
                     proc.pid,

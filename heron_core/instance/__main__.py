@@ -33,6 +33,11 @@ def main(argv: list[str] | None = None) -> int:
         local_endpoint=ns.local_endpoint,
     )
     configure_daemon_logging(args.topology_name, "instance", args.task_id)
+    # What user code prints reaches the log (and the console of `heron run`) line by line,
+    # not in blocks of 8 KiB when the process ends (stderr is line-buffered already).
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(line_buffering=True)
     return InstanceRuntime(args).run()
 
 

@@ -1,8 +1,14 @@
-"""The instance's one connection: a zmq DEALER to its stream manager's per-task ipc socket.
+"""The instance's connections to its stream manager: a zmq DEALER to the per-task ipc socket
+(``<prefix>task-<T>``) for everything but metrics, and a PUSH to the shared metrics socket
+(``<prefix>metrics``).
 
 Sends never block the user's thread: a message the socket cannot take now waits in ``pending``
 and the runtime stops producing (spouts) or consuming (bolts) until it drains, which is how
-back pressure reaches an instance.
+back pressure reaches an instance. Metrics do not wait there: under back pressure the stream
+manager stops reading its spouts' task sockets, and a spout's counters queued behind its data
+would reach no one for as long (a client would read its rate as 0). They go out on their own
+socket, and one the stream manager cannot take at once is dropped: the next one carries the
+same cumulative counters.
 """
 
 from __future__ import annotations
@@ -15,17 +21,24 @@ from collections.abc import Sequence
 import zmq
 from google.protobuf.message import Message
 
-from heron_core.network import data_frames, encode
-from heron_core.proto import physical_plan_pb2, stmgr_pb2
+from heron_core.network import data_frames, encode, metrics_endpoint
+from heron_core.proto import metrics_pb2, physical_plan_pb2, stmgr_pb2
 
 log = logging.getLogger(__name__)
 
 SEND_HWM = 16
 RECV_HWM = 16
+METRICS_HWM = 4
 
 
 class StMgrClient:
-    """DEALER socket to the stmgr; frames out, frames in."""
+    """DEALER socket to the stmgr (frames out, frames in) and PUSH socket for metrics.
+
+    Args:
+        context: the instance's zmq context.
+        endpoint: the task's socket (``heron_core.network.task_endpoint``); metrics go to its
+            stream manager's `metrics_endpoint`.
+    """
 
     def __init__(self, context: zmq.Context[zmq.Socket[bytes]], endpoint: str) -> None:
         self.endpoint = endpoint
@@ -35,6 +48,11 @@ class StMgrClient:
         self.socket.setsockopt(zmq.LINGER, 1000)
         self.socket.connect(endpoint)
         self.pending: deque[Sequence[bytes]] = deque()
+        self.metrics_socket: zmq.Socket[bytes] = context.socket(zmq.PUSH)
+        self.metrics_socket.setsockopt(zmq.SNDHWM, METRICS_HWM)
+        self.metrics_socket.setsockopt(zmq.LINGER, 1000)
+        self.metrics_socket.connect(metrics_endpoint(endpoint))
+        self.metrics_dropped = 0
 
     def register(
         self, instance: physical_plan_pb2.Instance, topology_name: str, topology_id: str
@@ -48,6 +66,14 @@ class StMgrClient:
         self.send(encode(request))
 
     def send_message(self, message: Message) -> None:
+        """Send ``message``: metrics on the metrics socket (dropped if it is full), anything
+        else after what is pending."""
+        if isinstance(message, metrics_pb2.MetricPublisherPublishMessage):
+            try:
+                self.metrics_socket.send_multipart(encode(message), zmq.NOBLOCK)
+            except zmq.Again:
+                self.metrics_dropped += 1
+            return
         self.send(encode(message))
 
     def send_data(self, dest_task: int, batch: bytes) -> None:
@@ -88,3 +114,4 @@ class StMgrClient:
 
     def close(self) -> None:
         self.socket.close()
+        self.metrics_socket.close()

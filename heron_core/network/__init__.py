@@ -5,8 +5,11 @@ receiver dispatches on the type name to the one handler registered for that type
 three frames, ``[DATA, dest_task (4 bytes), TupleBatch bytes]``, so a stream manager routes a batch
 by reading four bytes and forwards the payload frame without parsing it. Acking traffic is three
 frames too, ``[ACKS, spout_task, AckBatch bytes]``, routed to the stream manager of the spout task.
+The ipc sockets of a container's stream manager are named by `task_endpoint` and
+`metrics_endpoint`.
 """
 
+from heron_core.network._endpoints import metrics_endpoint, task_endpoint
 from heron_core.network._framing import (
     ACKS,
     DATA,
@@ -28,5 +31,7 @@ __all__ = [
     "data_frames",
     "decode",
     "encode",
+    "metrics_endpoint",
+    "task_endpoint",
     "unpack_task",
 ]

@@ -1,7 +1,9 @@
 """The Stream Manager: routes every tuple batch of its container.
 
-One zmq loop serves: one DEALER socket per local task (``<prefix>task-<T>``, ipc), a PULL socket
-on a tcp port for batches from peer stream managers, one PUSH socket per peer, and a DEALER to the
+One zmq loop serves: one DEALER socket per local task (``<prefix>task-<T>``, ipc), one PULL
+socket for the metrics of every local task (``<prefix>metrics``, ipc, always read: a spout's
+metrics must not wait behind its data while its task socket is not read), a PULL socket on a tcp
+port for batches from peer stream managers, one PUSH socket per peer, and a DEALER to the
 topology manager. A data message's destination task is read from its second frame and the
 payload is forwarded untouched: user values are never deserialized here. Acking entries are
 routed the same way, by spout task, to the stream manager that tracks that spout's trees
@@ -32,7 +34,16 @@ import zmq
 
 from heron_core.config.codec import config_from_proto
 from heron_core.errors import HeronError
-from heron_core.network import ACKS, DATA, Dispatcher, encode, unpack_task
+from heron_core.network import (
+    ACKS,
+    DATA,
+    Dispatcher,
+    ProtocolError,
+    encode,
+    metrics_endpoint,
+    task_endpoint,
+    unpack_task,
+)
 from heron_core.proto import (
     common_pb2,
     metrics_pb2,
@@ -130,6 +141,11 @@ class StreamManager:
         self._instance_dispatch.register(
             metrics_pb2.MetricPublisherPublishMessage, self._on_instance_metrics
         )
+        self._metrics_dispatch = Dispatcher(f"{args.stmgr_id} (metrics)")
+        self._metrics_dispatch.register(
+            metrics_pb2.MetricPublisherPublishMessage, self._on_published_metrics
+        )
+        self._metrics_in: zmq.Socket[bytes] | None = None
         self._tmanager_dispatch = Dispatcher(f"{args.stmgr_id} (tmanager)")
         self._tmanager_dispatch.register(tmanager_pb2.StMgrRegisterResponse, self._on_registered)
         self._tmanager_dispatch.register(tmanager_pb2.NewPhysicalPlanMessage, self._on_new_pplan)
@@ -176,6 +192,7 @@ class StreamManager:
             )
             for i in mine[0].instances
         ]
+        self._instance_task = {i.instance_id: i.info.task_id for i in self.local_instances}
         self._spout_tasks = {
             i.info.task_id for i in self.local_instances if i.info.component_name in spouts
         }
@@ -187,12 +204,16 @@ class StreamManager:
             sock.setsockopt(zmq.SNDHWM, INSTANCE_HWM)
             sock.setsockopt(zmq.RCVHWM, INSTANCE_HWM)
             sock.setsockopt(zmq.LINGER, 0)
-            sock.bind(f"{self.args.local_endpoint}task-{task}")
+            sock.bind(task_endpoint(self.args.local_endpoint, task))
             box = _Outbox(sock, instance.instance_id, readable=True)
             self._task_box[task] = box
             self._socket_task[sock] = task
             self._boxes[sock] = box
             self._update_poll(box)
+        self._metrics_in = self._zmq.socket(zmq.PULL)
+        self._metrics_in.setsockopt(zmq.LINGER, 0)
+        self._metrics_in.bind(metrics_endpoint(self.args.local_endpoint))
+        self._poller.register(self._metrics_in, zmq.POLLIN)
         self._server = self._zmq.socket(zmq.PULL)
         self._server.setsockopt(zmq.RCVHWM, PEER_HWM)
         self._server.setsockopt(zmq.LINGER, 0)
@@ -388,7 +409,31 @@ class StreamManager:
     def _on_instance_metrics(
         self, message: metrics_pb2.MetricPublisherPublishMessage, task: int
     ) -> None:
-        self._metrics[task] = message
+        held = self._metrics.get(task)
+        if held is None or held.timestamp <= message.timestamp:
+            self._metrics[task] = message
+
+    def _on_published_metrics(self, message: metrics_pb2.MetricPublisherPublishMessage) -> None:
+        task = self._instance_task.get(message.publisher.instance_id)
+        if task is None:
+            log.warning(
+                "%s: metrics from %r, not an instance of this container; dropped",
+                self.args.stmgr_id,
+                message.publisher.instance_id,
+            )
+            return
+        self._on_instance_metrics(message, task)
+
+    def _read_metrics(self, sock: zmq.Socket[bytes]) -> None:
+        for _ in range(64):
+            try:
+                frames = sock.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            try:
+                self._metrics_dispatch.dispatch(frames)
+            except ProtocolError as exc:
+                log.warning("%s: unreadable metrics message dropped: %s", self.args.stmgr_id, exc)
 
     def _own_metrics(self) -> metrics_pb2.MetricPublisherPublishMessage:
         message = metrics_pb2.MetricPublisherPublishMessage(
@@ -549,6 +594,8 @@ class StreamManager:
                 box.socket.close(linger=0)
             if hasattr(self, "_server"):
                 self._server.close(linger=0)
+            if self._metrics_in is not None:
+                self._metrics_in.close(linger=0)
             if self._tmanager is not None:
                 self._tmanager.close(linger=0)
             self._zmq.term()
@@ -594,6 +641,8 @@ class StreamManager:
                     self._read_burst(sock, 256, None)
                 elif sock is self._tmanager and self._tmanager is not None:
                     self._tmanager_dispatch.dispatch(self._tmanager.recv_multipart())
+                elif self._metrics_in is not None and sock is self._metrics_in:
+                    self._read_metrics(self._metrics_in)
                 else:
                     self._read_burst(sock, 64, socket_task[sock])
             self._deliver_outcomes()

@@ -21,7 +21,7 @@ from pystorm.bolt import TicklessBatchingBolt
 
 from heron_core.client import LoadedTopology
 from heron_core.config import parse_override
-from heron_core.errors import TopologyValidationError
+from heron_core.errors import ConfigurationError, TopologyValidationError
 from heron_core.plan import ComponentDef, LogicalPlan, PythonSpec, ShellSpec
 from storm_compat.streamparse._adapter import PystormBoltAdapter, PystormSpoutAdapter
 from storm_compat.streamparse._project import SparseProject
@@ -39,6 +39,7 @@ __all__ = [
     "RUN_MODULE",
     "load_file",
     "load_sparse_topology",
+    "pystorm_log_path",
     "sparse_options",
     "streamparse_object",
     "streamparse_shell",
@@ -209,7 +210,9 @@ def sparse_options(
     the environment; ``local``, as ``sparse run``, forces one worker and at most one acker);
     the serializer of ``config.json`` becomes
     ``topology.multilang.serializer``. ``topology.python.path`` is not set (there is no
-    virtualenv to point at).
+    virtualenv to point at). For a ``local`` run, a relative ``pystorm.log.path`` is taken
+    from the project directory (where ``config.json`` is), made absolute (pystorm would take
+    it from the component's working directory, a copy of the code that a run removes).
 
     >>> project = SparseProject(Path("/p"), {"topology_specs": "topologies/"}, Path("/p/c.json"))
     >>> resolved = sparse_options(project, {"log": {"level": "INFO"}}, {"topology.debug": True},
@@ -250,7 +253,41 @@ def sparse_options(
         resolved["topology.workers"] = 1
         if resolved["topology.acker.executors"] != 0:
             resolved["topology.acker.executors"] = 1
+        if resolved.get("pystorm.log.path"):
+            resolved["pystorm.log.path"] = str(project.root / str(resolved["pystorm.log.path"]))
     return resolved
+
+
+def pystorm_log_path(config: Mapping[str, Any]) -> Path | None:
+    """The directory ``pystorm.log.path`` of a resolved topology config names (None when
+    unset), checked as pystorm would need it: it must exist, since pystorm does not create
+    it (its ``RotatingFileHandler`` fails with ``FileNotFoundError`` in every component).
+
+    Raises:
+        ConfigurationError: it does not exist or is not a directory; the message says
+            where the setting comes from and what to do.
+
+    >>> pystorm_log_path({}) is None
+    True
+    >>> pystorm_log_path({"pystorm.log.path": "/nonexistent/logs"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.ConfigurationError: the log path /nonexistent/logs (...) does not exist. ...
+    """
+    value = config.get("pystorm.log.path")
+    if not value:
+        return None
+    path = Path(str(value))
+    if not path.is_dir():
+        problem = "is not a directory" if path.exists() else "does not exist"
+        raise ConfigurationError(
+            f'the log path {path} (config.json\'s "log": {{"path": ...}} of the '
+            f"environment, or -o pystorm.log.path) {problem}. pystorm does not create it: "
+            "every Python component would fail at start with FileNotFoundError. Create it "
+            f"(mkdir -p {path}), or remove the setting to keep the components' logs with the "
+            "topology's (heron shows them as they are written)."
+        )
+    return path
 
 
 def load_sparse_topology(
@@ -312,8 +349,9 @@ def load_file(
     local: bool = True,
 ) -> LoadedTopology:
     """The topology of the file ``path`` of ``project``, named ``name``, with the options of
-    environment ``env_name`` (``env_config``) and the command line's (``cli``)."""
+    environment ``env_name`` (``env_config``) and the command line's (``cli``). Its code
+    directory is a copy of the project's ``src/`` (`SparseProject.code_root`)."""
     topology_class: Any = project.import_topology_class(path)
     config = sparse_options(project, env_config, topology_class.config, cli or {}, local=local)
     plan = topology_class_plan(topology_class, name, config, env_name=env_name, multilang=multilang)
-    return LoadedTopology(plan, project.root, f"{path}:{topology_class.__name__}")
+    return LoadedTopology(plan, project.code_root, f"{path}:{topology_class.__name__}")

@@ -11,6 +11,7 @@ import pytest
 from heron_core.client import (
     HERON_HOME_ENV,
     LoadedTopology,
+    RateMeter,
     client_config,
     component_stats,
     install,
@@ -227,43 +228,63 @@ def test_kill_of_a_topology_without_processes_cleans_up(tmp_path: Path) -> None:
 
 
 def _message(
-    component: str, instance: str, **metrics: str
+    component: str, instance: str, at_ms: int = 0, **metrics: str
 ) -> metrics_pb2.MetricPublisherPublishMessage:
     return metrics_pb2.MetricPublisherPublishMessage(
         publisher=metrics_pb2.MetricPublisher(component_name=component, instance_id=instance),
+        timestamp=at_ms,
         metrics=[metrics_pb2.MetricDatum(name=k, value=v) for k, v in metrics.items()],
     )
 
 
 def test_component_stats_sum_instances_and_compute_rates() -> None:
     components = {"words": True, "count": False, "idle": False}
+    meter = RateMeter(first_interval=2.0, clock=lambda: 10.0)
     first = component_stats(
         components,
         [
-            _message("words", "w1", **{"__emit-count/default": "10", "__ack-count/default": "4"}),
-            _message("count", "c1", **{"__execute-count/words/default": "6"}),
-            _message("ghost", "g1", **{"__emit-count/default": "99"}),
+            _message(
+                "words", "w1", 9_000, **{"__emit-count/default": "10", "__ack-count/default": "4"}
+            ),
+            _message("count", "c1", 9_000, **{"__execute-count/words/default": "6"}),
+            _message("ghost", "g1", 9_000, **{"__emit-count/default": "99"}),
         ],
+        meter,
     )
+    # an instance's first message counts what it did in its first export interval
     assert [(s.component, s.instances, s.emitted, s.executed, s.acked, s.rate) for s in first] == [
-        ("words", 1, 10, 0, 4, 0.0),
-        ("count", 1, 0, 6, 0, 0.0),
+        ("words", 1, 10, 0, 4, 5.0),
+        ("count", 1, 0, 6, 0, 3.0),
         ("idle", 0, 0, 0, 0, 0.0),
     ]
     later = component_stats(
         components,
         [
-            _message("words", "w1", **{"__emit-count/default": "30", "__fail-count/default": "1"}),
             _message(
-                "count",
-                "c1",
-                **{"__execute-count/words/default": "16", "__execute-count/x/s": "2.0"},
+                "words", "w1", 9_500, **{"__emit-count/default": "30", "__fail-count/default": "1"}
             ),
-            _message("count", "c2", **{"__execute-count/words/default": "8"}),
+            # the same message of c1 as before: its rate stays
+            _message("count", "c1", 9_000, **{"__execute-count/words/default": "6"}),
+            _message(
+                "count", "c2", 9_800, **{"__execute-count/words/default": "8", "__x/s": "2.0"}
+            ),
         ],
-        first,
-        elapsed=4.0,
+        meter,
     )
     words, count, _ = later
-    assert (words.emitted, words.failed, words.rate) == (30, 1, 5.0)
-    assert (count.instances, count.executed, count.rate) == (2, 26, 5.0)
+    assert (words.emitted, words.failed, words.rate) == (30, 1, 40.0)  # 20 in 0.5 s
+    assert (count.instances, count.executed, count.rate) == (2, 14, 3.0 + 4.0)
+    assert [s.rate for s in component_stats(components, [_message("words", "w1")])] == [0.0] * 3
+
+
+def test_rate_meter_rates_between_an_instances_own_messages() -> None:
+    now = [100.0]
+    meter = RateMeter(first_interval=1.0, stale_after=5.0, clock=lambda: now[0])
+    assert meter.rate("spout", 99_000, 1_000) == 1_000.0  # its first interval
+    assert meter.rate("spout", 99_000, 1_000) == 1_000.0  # read again: not 0
+    assert meter.rate("spout", 100_000, 1_000) == 0.0  # a later message, nothing emitted
+    assert meter.rate("spout", 102_000, 5_000) == 2_000.0  # 4,000 in 2 s
+    assert meter.rate("spout", 103_000, 300) == 300.0  # restarted: counters start over
+    now[0] = 108.5
+    assert meter.rate("spout", 103_000, 300) == 0.0  # 5.5 s old: dead or stuck
+    assert meter.rate("bolt", 108_000, 0) == 0.0

@@ -1,0 +1,85 @@
+"""The executor's status file: starts, crashes and exits per process, for readers such as
+``heron run``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from executor_support import (  # noqa: F401 - fake_container_fixture is a fixture
+    FakeContainer,
+    fake_container_fixture,
+    wait_until,
+    write_topology,
+)
+
+from heron_core.executor import ProcessStatus, StatusFile, read_status, status_path
+
+FAST = {
+    "heron.executor.restart.backoff.initial.secs": 0.1,
+    "heron.executor.restart.backoff.max.secs": 0.2,
+}
+
+
+def test_counts_are_written_on_flush_and_read_back_by_a_successor(tmp_path: Path) -> None:
+    path = status_path(tmp_path, 1)
+    status = StatusFile(path)
+    status.started("stmgr-1")
+    assert not path.exists()  # nothing before a flush
+    status.flush()
+    status.exited("stmgr-1", "signal SIGKILL", crashed=True)
+    status.started("stmgr-1")
+    status.exited("stmgr-1", "exit status 0", crashed=False)
+    status.gave_up("stmgr-1")
+    status.flush()
+    assert read_status(path) == {
+        "stmgr-1": ProcessStatus(starts=2, crashes=1, last_exit="exit status 0", gave_up=True)
+    }
+    assert read_status(path)["stmgr-1"].restarts == 1
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left
+
+    successor = StatusFile(path)  # the scheduler started the executor again
+    successor.started("stmgr-1")
+    successor.flush()
+    assert read_status(path)["stmgr-1"] == ProcessStatus(3, 1, "exit status 0", gave_up=False)
+
+
+@pytest.mark.parametrize("text", ["", "{", "[]", '{"processes": 3}'])
+def test_an_unreadable_status_file_reads_as_empty(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "executor-1.status.json"
+    path.write_text(text)
+    assert read_status(path) == {}
+    path.write_text(json.dumps({"processes": {"a": {"starts": "x"}, "b": {"starts": 2}}}))
+    assert read_status(path) == {"b": ProcessStatus(starts=2)}
+
+
+@pytest.mark.processes
+def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContainer) -> None:
+    write_topology(
+        fake_container.state_config, **FAST, **{"heron.executor.restart.max.attempts": 2}
+    )
+    fake_container.behave(container_1_count_3="crash")
+    executor = fake_container.executor(1)
+    assert executor.wait(timeout=120) == 1
+    status = read_status(status_path(fake_container.root, 1))
+    assert status["container_1_count_3"] == ProcessStatus(
+        starts=3, crashes=3, last_exit="exit status 3", gave_up=True
+    )
+    assert status["container_1_word_1"].crashes == 0
+    assert status["stmgr-1"].starts == 1
+    log = fake_container.log("executor-1")
+    assert "heron_core.executor.exits [" in log  # exits have their own logger
+
+
+@pytest.mark.processes
+def test_a_restarted_instance_is_counted(fake_container: FakeContainer) -> None:
+    write_topology(fake_container.state_config, **FAST)
+    fake_container.behave(container_1_count_3="crash_once")
+    fake_container.executor(1)
+    path = status_path(fake_container.root, 1)
+    wait_until(
+        lambda: read_status(path).get("container_1_count_3", ProcessStatus()).starts == 2,
+        "the restart to be counted",
+    )
+    assert read_status(path)["container_1_count_3"] == ProcessStatus(2, 1, "exit status 3")
