@@ -96,6 +96,12 @@ class TManager:
         with contextlib.suppress(OSError):
             self._wake_writer.send(b"\0")
 
+    def wakeup_fd(self) -> int:
+        """A descriptor whose write wakes the poll loop: give it to ``signal.set_wakeup_fd``,
+        so that a signal arriving just before the loop blocks still wakes it (the Python-level
+        handler that calls `stop` runs only once the loop's poll returns)."""
+        return self._wake_writer.fileno()
+
     def run(self) -> int:
         """Serve until `stop`; return the exit status: 0 after `stop`, 1 after an error.
 
@@ -263,6 +269,9 @@ class TManager:
                 stmgrs.on_readable()
             if stats.socket in events:
                 stats.on_readable()
+            if self._wake_reader in events:
+                with contextlib.suppress(OSError):
+                    self._wake_reader.recv(4096)  # wake-ups: stop() or a signal's byte
             for sid in registry.newly_silent(self._clock(), silence):
                 logger.warning("%s has sent no heartbeat for %g s", sid, silence)
         logger.info("stopping")
