@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-EXTRAS := test,dev,streamparse
+EXTRAS := test,dev,streamparse,spark
 PROTOS := $(wildcard heron_core/proto/*.proto)
 RUN_SECONDS ?= 30
 
@@ -38,8 +38,9 @@ proto: install
 		--python_out=. --mypy_out=quiet:. $(PROTOS)
 
 # The benchmark suite against the peers (bench/README.md): the quick set (under 5 minutes) and
-# everything. The first run also installs the `bench` extra (Bytewax, PySpark); `make test` never
-# does. BENCH_ARGS adds flags, e.g. `make bench BENCH_ARGS=--no-record`.
+# everything. The first run also installs the `bench` extra (Bytewax; PySpark comes with the
+# `spark` extra that `make test` installs for the spark scheduler's tests). BENCH_ARGS adds
+# flags, e.g. `make bench BENCH_ARGS=--no-record`.
 BENCH_STAMP := $(VENV)/.bench-installed-stamp
 
 $(BENCH_STAMP): $(STAMP)

@@ -3,12 +3,17 @@ the folder's own conftest.py)."""
 
 from __future__ import annotations
 
+import contextlib
+import time
 import uuid
 from collections.abc import Generator, Iterator
 from typing import Any
 
+import psutil
 import pytest
 
+from heron_core.testing.processes import processes_mentioning
+from heron_core.testing.spark import SparkClusterError, SparkStandaloneCluster
 from heron_core.testing.zookeeper import ZooKeeperServer, ZooKeeperServerError
 
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
@@ -63,3 +68,55 @@ def zk_config(
     if _failed(request.node):
         print(f"--- ZooKeeper server log during {request.node.nodeid} ---")
         print(zookeeper_server.log_text()[log_start:])
+
+
+@pytest.fixture(scope="session")
+def spark_cluster() -> Iterator[SparkStandaloneCluster]:
+    """A real Spark standalone cluster (a master and two 2-core workers on loopback, from the
+    pip ``pyspark``) for the whole session; fails (never skips) when PySpark or Java is
+    missing. Tests should take :func:`spark` rather than this."""
+    cluster = SparkStandaloneCluster(workers=2, cores=2, memory="2g")
+    try:
+        cluster.start()
+    except SparkClusterError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def spark(
+    spark_cluster: SparkStandaloneCluster, request: pytest.FixtureRequest
+) -> Iterator[SparkStandaloneCluster]:
+    """The session's Spark cluster, idle. Take it before the fixture that kills the test's
+    scheduler services, so that it is torn down after them: it then waits until the master
+    runs no application and the containers' daemons are gone (a minute at most); any still
+    running from the executors' directories is killed by pid and fails the test. The
+    cluster's logs are printed when the test failed."""
+    yield spark_cluster
+    work = spark_cluster.work_dir
+
+    def leftovers() -> list[psutil.Process]:
+        found = processes_mentioning(work) if work is not None else []
+        return [p for p in found if any("heron_core." in a for a in _cmdline(p))]
+
+    deadline = time.monotonic() + 60
+    while (spark_cluster.applications()["active"] or leftovers()) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    survivors = leftovers()
+    for process in survivors:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            process.kill()
+    if _failed(request.node) or survivors:
+        print(f"--- Spark cluster logs after {request.node.nodeid} ---")
+        print(spark_cluster.log_text())
+    assert not survivors, f"container processes outlived the test: {[p.pid for p in survivors]}"
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from heron_core.cli._options import config_path_option, heron_home_option
+from heron_core.cli._options import config_path_option, config_property_option, heron_home_option
 from heron_core.client import list_topologies
 
 __all__ = ["list_command"]
@@ -12,11 +12,14 @@ __all__ = ["list_command"]
 
 @click.command("list")
 @click.argument("cluster")
+@config_property_option
 @config_path_option
 @heron_home_option
-def list_command(cluster: str, config_path: str | None, heron_home: str | None) -> None:
+def list_command(
+    cluster: str, overrides: tuple[str, ...], config_path: str | None, heron_home: str | None
+) -> None:
     """List the topologies of CLUSTER: name, id, submission time (UTC) and state."""
-    infos = list_topologies(cluster, config_path, heron_home=heron_home)
+    infos = list_topologies(cluster, config_path, heron_home=heron_home, overrides=overrides)
     if not infos:
         click.echo(f"no topologies on cluster {cluster!r}")
         return

@@ -113,11 +113,16 @@ def kill(
     config_path: str | os.PathLike[str] | None = None,
     *,
     heron_home: str | os.PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
     progress: Progress = quiet,
 ) -> None:
-    """Kill topology ``name`` on ``cluster``: stop all its processes, delete its state in
-    Heron's kill order (tmanager location, packing plan, physical plan, scheduler location,
-    execution state, topology) and remove its working directory.
+    """Kill topology ``name`` on ``cluster``: stop all its processes (its scheduler service
+    stops its containers, wherever they run), delete its state in Heron's kill order
+    (tmanager location, packing plan, physical plan, scheduler location, execution state,
+    topology) and remove its working directory.
+
+    ``overrides`` are ``key=value`` config overrides, e.g. the state manager's
+    ``heron.statemgr.connection.string``.
 
     Raises:
         SchedulerError: no topology ``name`` (the message lists the running ones).
@@ -131,7 +136,9 @@ def kill(
     heron_core.errors.SchedulerError: no topology 'word_count' on cluster 'local'; \
 topologies there: none
     """
-    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    config = client_config(
+        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
+    )
     with create_state_manager(config, cluster) as state:
         topology = state.get_topology(name)
         if topology is None:

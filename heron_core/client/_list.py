@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -34,8 +35,10 @@ def list_topologies(
     config_path: str | os.PathLike[str] | None = None,
     *,
     heron_home: str | os.PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
 ) -> list[TopologyInfo]:
-    """The topologies stored for ``cluster``, sorted by name.
+    """The topologies stored for ``cluster``, sorted by name (``overrides``: ``key=value``
+    config overrides, e.g. the state manager's connection string).
 
     Raises:
         ConfigurationError, StateManagerError: the cluster's config or state is unusable.
@@ -45,7 +48,9 @@ def list_topologies(
     ...     list_topologies("local", heron_home=home)
     []
     """
-    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    config = client_config(
+        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
+    )
     infos = []
     with create_state_manager(config, cluster) as state:
         for name in state.list_topologies():

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import importlib.metadata
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -22,13 +24,13 @@ from heron_core.errors import SchedulerError
 from heron_core.executor import code_dir, describe_exit, state_config_json
 from heron_core.packing import create_packing
 from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
-from heron_core.scheduler import TopologyRuntime
-from heron_core.scheduler.local import service_argv
+from heron_core.scheduler import TopologyRuntime, create_scheduler
+from heron_core.scheduler.service import parse_report, service_argv
 from heron_core.statemgr import StateManager, create_state_manager
 
 __all__ = ["Deployment", "SubmitResult", "install", "prepare", "submit"]
 
-LAUNCH_TIMEOUT_SECS = 60.0
+STARTUP_TIMEOUT_KEY = "heron.scheduler.startup.timeout.secs"
 
 _IGNORED_NAMES = {
     ".git",
@@ -111,10 +113,13 @@ def prepare(
     heron_home: str | os.PathLike[str] | None = None,
 ) -> Deployment:
     """Resolve the config (registry defaults < cluster YAML < topology config < command line,
-    see `client_config`) and pack the topology. Touches no state and no file.
+    see `client_config`), let the scheduler it names check it (`Scheduler.validate_config`)
+    and pack the topology. Touches no state and no file.
 
     Raises:
-        ConfigurationError: a bad config layer or override.
+        ConfigurationError: a bad config layer or override, or a config the scheduler cannot
+            run.
+        SchedulerError: something the scheduler needs is not installed.
         PackingError: the instances do not fit.
     """
     plan = loaded.plan
@@ -126,6 +131,7 @@ def prepare(
         topology_config=plan.config,
     )
     config["topology.name"] = plan.name
+    create_scheduler(config["heron.class.scheduler"]).validate_config(config)
     topology = plan.to_proto()
     topology.topology_config.CopyFrom(config_to_proto(config))
     packing = create_packing(config["heron.class.packing.algorithm"]).pack(topology, config)
@@ -204,43 +210,91 @@ def install(state: StateManager, deployment: Deployment, progress: Progress = qu
         raise
 
 
-def _launch_service(deployment: Deployment) -> subprocess.Popen[bytes]:
-    argv = service_argv(deployment.runtime, state_config_json(deployment.config))
+def _launch_service(deployment: Deployment) -> tuple[subprocess.Popen[bytes], int]:
+    """Start the scheduler service; returns it and the read end of its report pipe."""
+    read_fd, write_fd = os.pipe()
+    argv = service_argv(
+        deployment.runtime, state_config_json(deployment.config), report_fd=write_fd
+    )
     root = deployment.working_dir
-    with (root / "logs" / "scheduler.log").open("ab") as log:
-        proc = subprocess.Popen(
-            argv,
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    launched.remember(proc)
-    return proc
-
-
-def _wait_until_up(
-    state: StateManager, deployment: Deployment, proc: subprocess.Popen[bytes], timeout: float
-) -> int:
-    name = deployment.topology.name
-    log_path = deployment.working_dir / "logs" / "scheduler.log"
-    deadline = time.monotonic() + timeout
-    while True:
-        location = state.get_scheduler_location(name)
-        if location is not None:
-            return location.pid
-        code = proc.poll()
-        if code is not None or time.monotonic() > deadline:
-            what = (
-                f"exited with {describe_exit(code)}"
-                if code is not None
-                else f"did not come up within {timeout:.0f} s"
+    try:
+        with (root / "logs" / "scheduler.log").open("ab") as log:
+            proc = subprocess.Popen(
+                argv,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                pass_fds=(write_fd,),
             )
-            lines = [line for line in log_path.read_text(errors="replace").splitlines() if line]
-            last = f" (its last line: {lines[-1].strip()})" if lines else ""
-            raise SchedulerError(f"the scheduler of topology {name!r} {what}; see {log_path}{last}")
-        time.sleep(0.1)
+    except BaseException:
+        os.close(read_fd)
+        raise
+    finally:
+        os.close(write_fd)
+    launched.remember(proc)
+    return proc, read_fd
+
+
+def _log_tail(deployment: Deployment) -> str:
+    log_path = deployment.working_dir / "logs" / "scheduler.log"
+    try:
+        lines = [line for line in log_path.read_text(errors="replace").splitlines() if line]
+    except OSError:
+        lines = []
+    last = f" (its last line: {lines[-1].strip()})" if lines else ""
+    return f"see {log_path}{last}"
+
+
+def _wait_until_running(
+    deployment: Deployment,
+    proc: subprocess.Popen[bytes],
+    report_fd: int,
+    timeout: float,
+    progress: Progress,
+) -> None:
+    """Follow the service's reports until it says every container runs.
+
+    Raises:
+        HeronError: the error the service reported (its own class: ConfigurationError,
+            SchedulerError, StateManagerError, ...).
+        SchedulerError: the service exited without a report, or nothing ran within
+            ``timeout`` seconds.
+    """
+    name = deployment.topology.name
+    deadline = time.monotonic() + timeout
+    pending = b""
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise SchedulerError(
+                f"the containers of topology {name!r} were not all running within "
+                f"{timeout:.0f} s ({STARTUP_TIMEOUT_KEY}); {_log_tail(deployment)}"
+            )
+        readable, _, _ = select.select([report_fd], [], [], min(left, 1.0))
+        if not readable:
+            continue
+        chunk = os.read(report_fd, 65536)
+        if not chunk:  # the service closed its end without saying it runs: it died
+            try:
+                code = proc.wait(timeout=10.0)
+                what = f"exited with {describe_exit(code)}"
+            except subprocess.TimeoutExpired:
+                what = "stopped reporting"
+            raise SchedulerError(
+                f"the scheduler of topology {name!r} {what}; {_log_tail(deployment)}"
+            )
+        pending += chunk
+        while b"\n" in pending:
+            line, pending = pending.split(b"\n", 1)
+            report = parse_report(line)
+            if report.event == "error":
+                raise report.error()
+            if report.event == "running":
+                return
+            if report.message:
+                progress(report.message)
 
 
 def submit(
@@ -252,16 +306,18 @@ def submit(
     *,
     heron_home: str | os.PathLike[str] | None = None,
     progress: Progress = quiet,
-    timeout: float = LAUNCH_TIMEOUT_SECS,
+    timeout: float | None = None,
 ) -> SubmitResult:
-    """Submit the topology ``spec`` (see `load_topology`) to ``cluster`` and return once its
-    scheduler service is up.
+    """Submit the topology ``spec`` (see `load_topology`) to ``cluster`` and return once every
+    container runs.
 
-    Steps: load and build the plan; resolve the config (`client_config`); pack; create W and
-    copy the code root to ``W/code``; store topology, packing plan and execution state (see
-    `install`); start the scheduler service (``python -m heron_core.scheduler.local``, a
-    detached daemon logging to ``W/logs/scheduler.log``) and wait for its location. If the
-    scheduler does not come up, everything is undone.
+    Steps: load and build the plan; resolve the config (`client_config`) and let the
+    scheduler check it; pack; create W and copy the code root to ``W/code``; store topology,
+    packing plan and execution state (see `install`); start the scheduler service
+    (``python -m heron_core.scheduler``, a detached daemon logging to
+    ``W/logs/scheduler.log``) and follow its reports on a pipe until it says the physical
+    plan exists (every container runs) or reports an error. If it does not get there,
+    everything is undone and the error is raised.
 
     Args:
         cluster: the cluster name (a ``<cluster>.yaml`` in the config directory).
@@ -273,31 +329,43 @@ def submit(
         config_path: the directory of cluster YAML files (default: the built-in ones).
         heron_home: overrides ``heron.directory.home`` (default: ``$HERON_HOME``).
         progress: receives progress messages.
-        timeout: seconds to wait for the scheduler to come up.
+        timeout: seconds to wait for every container to run (default:
+            ``heron.scheduler.startup.timeout.secs``).
 
     Raises:
         ConfigurationError, TopologyValidationError, UserCodeError: a bad topology or config.
         PackingError: the topology does not fit the containers.
-        SchedulerError: the name is taken, or the scheduler did not come up.
+        SchedulerError: the name is taken, or the containers did not start (the scheduler's
+            own message: too few Spark task slots, an unreachable master, ...).
         StateManagerError: the state manager is unusable.
     """
     loaded = spec if isinstance(spec, LoadedTopology) else load_topology(spec, name)
     progress(f"loaded topology {loaded.plan.name!r} from {loaded.origin}")
     deployment = prepare(cluster, loaded, overrides, config_path, heron_home)
     progress(f"packed {deployment.size}")
+    if timeout is None:
+        timeout = float(deployment.config[STARTUP_TIMEOUT_KEY])
     with create_state_manager(deployment.config, cluster) as state:
         install(state, deployment, progress)
         proc: subprocess.Popen[bytes] | None = None
+        report_fd = -1
         try:
-            proc = _launch_service(deployment)
-            progress(f"started the scheduler (pid {proc.pid}); waiting for it to come up")
-            pid = _wait_until_up(state, deployment, proc, timeout)
+            proc, report_fd = _launch_service(deployment)
+            progress(f"started the scheduler (pid {proc.pid}); waiting for the containers")
+            _wait_until_running(deployment, proc, report_fd, timeout, progress)
+            pid = proc.pid
         except BaseException:
-            stop_topology_processes(deployment.topology.id, None, progress)
+            stop_topology_processes(
+                deployment.topology.id, proc.pid if proc is not None else None, progress
+            )
             if proc is not None:
                 launched.reap(proc.pid)
             uninstall(state, deployment.topology.name, deployment.working_dir)
             raise
+        finally:
+            if report_fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(report_fd)
     progress(
         f"topology {deployment.topology.name!r} is running on cluster {cluster!r}; "
         f"logs in {deployment.working_dir / 'logs'}"

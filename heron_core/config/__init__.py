@@ -1,8 +1,9 @@
 """Configuration: the key registry, layered resolution and the cluster configs.
 
 Every dotted key the kernel reads is registered in `REGISTRY` with its type, default and one
-line of doc. Keys beginning with ``topology.`` or ``heron.`` must be registered; any other key
-is a user key and passes through untouched. A topology's config is resolved in layers, later
+line of doc. Keys beginning with ``topology.`` or ``heron.`` must be registered, or fall under
+a registered `KeyPrefix` (``heron.scheduler.spark.conf.<spark property>``); any other key is a
+user key and passes through untouched. A topology's config is resolved in layers, later
 ones winning: registry defaults < cluster YAML < topology config < command line.
 
 >>> cfg = build_config(
@@ -14,7 +15,7 @@ ones winning: registry defaults < cluster YAML < topology config < command line.
 (2, True, 0.5, True)
 """
 
-from heron_core.config._keys import REGISTRY
+from heron_core.config._keys import REGISTRY, SPARK_CONF_PREFIX
 from heron_core.config._layers import (
     CONFIG_PATH_ENV,
     RELIABILITY_KEYS,
@@ -27,7 +28,7 @@ from heron_core.config._layers import (
     parse_override,
     resolve_path,
 )
-from heron_core.config._registry import RESERVED_PREFIXES, Key
+from heron_core.config._registry import RESERVED_PREFIXES, Key, KeyPrefix
 from heron_core.config.codec import config_from_proto, config_to_proto
 
 __all__ = [
@@ -35,7 +36,9 @@ __all__ = [
     "REGISTRY",
     "RELIABILITY_KEYS",
     "RESERVED_PREFIXES",
+    "SPARK_CONF_PREFIX",
     "Key",
+    "KeyPrefix",
     "Layer",
     "acking_enabled",
     "build_config",

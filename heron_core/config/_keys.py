@@ -7,9 +7,9 @@ Rules that tie two keys together go in ``_ORDERINGS``.
 
 from __future__ import annotations
 
-from heron_core.config._registry import Key, Ordering, Registry
+from heron_core.config._registry import Key, KeyPrefix, Ordering, Registry
 
-__all__ = ["REGISTRY"]
+__all__ = ["REGISTRY", "SPARK_CONF_PREFIX"]
 
 MiB = 1 << 20
 GiB = 1 << 30
@@ -423,10 +423,39 @@ _KEYS = (
         "Directory under which topologies' working directories live.",
     ),
     Key(
+        "heron.scheduler.startup.timeout.secs",
+        float,
+        180.0,
+        "Seconds heron submit waits for every container to run (the physical plan written) "
+        "before it gives up and undoes the submission.",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
         "heron.scheduler.spark.master",
         str,
         "local[2]",
-        "Spark master URL used by the spark scheduler.",
+        "Spark master of the spark scheduler: local[N] (embedded, N task slots), "
+        "spark://host:port (standalone), or any other master URL Spark takes (yarn, "
+        "k8s://..., passed through untested).",
+    ),
+    Key(
+        "heron.scheduler.spark.slots.timeout.secs",
+        float,
+        60.0,
+        "Longest wait of the spark scheduler for executors to register a task slot for every "
+        "container; it gives up earlier once some registered and their count stopped growing "
+        "(for 10 s, or as long as the first executor took to register if that was longer).",
+        minimum=0,
+    ),
+    Key(
+        "heron.scheduler.spark.container.cpus",
+        str,
+        "slot",
+        "What each container's Spark task reserves: 'slot' (spark.task.cpus, one task slot "
+        "per container) or 'packing' (spark.task.cpus raised to the largest container's CPU "
+        "in the packing plan, rounded up).",
+        choices=("slot", "packing"),
     ),
     Key(
         "heron.executor.restart.backoff.initial.secs",
@@ -559,5 +588,14 @@ _ORDERINGS = (
     ),
 )
 
-REGISTRY = Registry(_KEYS, _ORDERINGS)
-"""Every registered key by canonical name (aliases resolve through ``REGISTRY.lookup``)."""
+SPARK_CONF_PREFIX = KeyPrefix(
+    "heron.scheduler.spark.conf.",
+    "A Spark property for the spark scheduler's SparkConf, named by the rest of the key "
+    "(heron.scheduler.spark.conf.spark.cores.max=4 sets spark.cores.max to '4').",
+)
+
+_PREFIXES = (SPARK_CONF_PREFIX,)
+
+REGISTRY = Registry(_KEYS, _ORDERINGS, _PREFIXES)
+"""Every registered key by canonical name (aliases and keys under a prefix resolve through
+``REGISTRY.lookup``)."""

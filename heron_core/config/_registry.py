@@ -1,7 +1,7 @@
-"""The building blocks of the key registry: `Key`, `Ordering` and `Registry`.
+"""The building blocks of the key registry: `Key`, `KeyPrefix`, `Ordering` and `Registry`.
 
 The table of keys itself lives in ``_keys.py``; this module only knows how to check a value
-against a key and how to find a key by name or alias.
+against a key and how to find a key by name, alias or registered prefix.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 from heron_core.errors import ConfigurationError
 
-__all__ = ["RESERVED_PREFIXES", "Key", "Ordering", "Registry"]
+__all__ = ["RESERVED_PREFIXES", "Key", "KeyPrefix", "Ordering", "Registry"]
 
 RESERVED_PREFIXES = ("topology.", "heron.")
 """Keys starting with one of these must be registered; any other key is a user key."""
@@ -105,6 +105,54 @@ class Key:
 
 
 @dataclass(frozen=True)
+class _PassThroughKey(Key):
+    """A key under a `KeyPrefix`: a string, or a number or boolean written as Spark and Java
+    properties spell it (``true``, ``4``, ``0.5``)."""
+
+    def check(self, value: Any, layer: str) -> Any:
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, int | float) and math.isfinite(value):
+            return str(value)
+        if not isinstance(value, str):
+            raise ConfigurationError(
+                f"config key {self.name!r} (from {layer}): expected a string, number or "
+                f"boolean, got {_describe(value)}"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class KeyPrefix:
+    """A family of keys passed through to another system: every ``<prefix><name>`` is valid
+    and holds a string (numbers and booleans are turned into their property spelling).
+
+    Attributes:
+        prefix: the dotted prefix, ending with a dot (``"heron.scheduler.spark.conf."``).
+        doc: one line saying where the rest of the key goes.
+
+    >>> spark = KeyPrefix("heron.scheduler.spark.conf.", "Passed to the SparkConf.")
+    >>> spark.key("heron.scheduler.spark.conf.spark.cores.max").check(4, "example")
+    '4'
+    """
+
+    prefix: str
+    doc: str
+
+    def __post_init__(self) -> None:
+        if not self.prefix.endswith(".") or not self.prefix.startswith(RESERVED_PREFIXES):
+            raise ValueError(f"key prefix {self.prefix!r} must be reserved and end with '.'")
+
+    def key(self, name: str) -> Key:
+        """The `Key` that ``name`` (which starts with the prefix) sets."""
+        return _PassThroughKey(name, str, "", self.doc)
+
+    def suffix(self, name: str) -> str:
+        """The rest of ``name`` after the prefix (``spark.cores.max``)."""
+        return name[len(self.prefix) :]
+
+
+@dataclass(frozen=True)
 class Ordering:
     """A cross-key rule: ``low`` must be below ``high`` (or equal when not ``strict``).
 
@@ -123,14 +171,21 @@ class Ordering:
 
 
 class Registry(Mapping[str, Key]):
-    """An immutable mapping canonical name -> `Key`, plus aliases and cross-key orderings.
+    """An immutable mapping canonical name -> `Key`, plus aliases, cross-key orderings and
+    key prefixes (families of pass-through keys, which are not part of the mapping).
 
     Raises:
-        ValueError: at construction, on a duplicate name or alias, or an ordering that names an
-            unregistered key (a programming error in the table, not a user error).
+        ValueError: at construction, on a duplicate name or alias, an ordering that names an
+            unregistered key, or a key under a registered prefix (a programming error in the
+            table, not a user error).
     """
 
-    def __init__(self, keys: Iterable[Key], orderings: Iterable[Ordering] = ()) -> None:
+    def __init__(
+        self,
+        keys: Iterable[Key],
+        orderings: Iterable[Ordering] = (),
+        prefixes: Iterable[KeyPrefix] = (),
+    ) -> None:
         self._keys: dict[str, Key] = {}
         self._names: dict[str, Key] = {}
         for key in keys:
@@ -143,6 +198,10 @@ class Registry(Mapping[str, Key]):
         for rule in self.orderings:
             if rule.low not in self._keys or rule.high not in self._keys:
                 raise ValueError(f"ordering {rule} names an unregistered key")
+        self.prefixes: tuple[KeyPrefix, ...] = tuple(prefixes)
+        for family in self.prefixes:
+            if any(name.startswith(family.prefix) for name in self._names):
+                raise ValueError(f"a key is registered under key prefix {family.prefix!r}")
 
     def __getitem__(self, name: str) -> Key:
         return self._keys[name]
@@ -153,16 +212,30 @@ class Registry(Mapping[str, Key]):
     def __len__(self) -> int:
         return len(self._keys)
 
+    def prefix_of(self, name: str) -> KeyPrefix | None:
+        """The registered `KeyPrefix` ``name`` starts with, or None."""
+        return next((f for f in self.prefixes if name.startswith(f.prefix)), None)
+
     def lookup(self, name: str, layer: str) -> Key | None:
-        """The `Key` that ``name`` (canonical or alias) sets, or None for a user key.
+        """The `Key` that ``name`` (canonical, alias or under a `KeyPrefix`) sets, or None for
+        a user key.
 
         Raises:
-            ConfigurationError: ``name`` is in a reserved namespace but not registered; the
-                message names the layer and suggests close matches.
+            ConfigurationError: ``name`` is in a reserved namespace but neither registered nor
+                under a registered prefix (the message names the layer and suggests close
+                matches), or it is a prefix with nothing after it.
         """
         key = self._names.get(name)
         if key is not None or not name.startswith(RESERVED_PREFIXES):
             return key
+        family = self.prefix_of(name)
+        if family is not None:
+            if not family.suffix(name):
+                raise ConfigurationError(
+                    f"config key {name!r} (from {layer}) needs a name after the prefix, "
+                    f"e.g. {family.prefix}spark.cores.max"
+                )
+            return family.key(name)
         matches = difflib.get_close_matches(name, self._names)
         hint = f"; did you mean {', '.join(map(repr, matches))}?" if matches else ""
         raise ConfigurationError(

@@ -65,6 +65,13 @@ def _parser() -> argparse.ArgumentParser:
         "--state-config", required=True, help="the state-manager keys of the config (JSON object)"
     )
     parser.add_argument(
+        "--host",
+        default="",
+        help="the address this container's tmanager or stream manager binds and registers "
+        "(default: the daemons' own, 127.0.0.1); a scheduler running containers on several "
+        "hosts passes the host's address",
+    )
+    parser.add_argument(
         "--command-prefix",
         default=json.dumps([sys.executable, "-m"]),
         help="JSON list: the argv that runs a daemon module, followed by the module name "
@@ -127,6 +134,7 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
             state_config=args.state_config,
             local_endpoint=f"ipc://{ipc}/" if ipc is not None else "",
             command_prefix=prefix,
+            host=args.host,
         )
         desired = desired_processes(plan, args.container, context)
         log.info(

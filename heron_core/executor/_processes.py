@@ -144,6 +144,8 @@ class DaemonContext:
             (e.g. ``"ipc:///tmp/heron-ab12cd/"``); unused by container 0.
         command_prefix: the argv that runs a daemon module; the module name follows it.
             By default this Python with ``-m``; tests point it at a fake daemon.
+        host: the address the container's tmanager or stream manager binds and registers in
+            the state manager (``--host``); "" leaves the daemons' default (127.0.0.1).
     """
 
     topology_name: str
@@ -153,6 +155,11 @@ class DaemonContext:
     state_config: str
     local_endpoint: str = ""
     command_prefix: tuple[str, ...] = (sys.executable, "-m")
+    host: str = ""
+
+    def host_flags(self) -> tuple[str, ...]:
+        """``("--host", host)`` for the tmanager and the stream manager, or ``()``."""
+        return ("--host", self.host) if self.host else ()
 
     def command(self, module: str, *args: str) -> tuple[str, ...]:
         """The argv running daemon ``module`` (``heron_core.<daemon>``) with ``args``."""
@@ -184,7 +191,7 @@ def desired_processes(
     Container 0 runs the topology manager. Container K >= 1 runs its stream manager
     ``stmgr-K`` and one instance per task of container K in ``plan`` (by task id), each
     depending on the stream manager and started in the code directory (`code_dir`); the
-    daemons start in W.
+    daemons start in W, and bind the context's ``host`` when it is set.
 
     Raises:
         SchedulerError: ``container`` is negative, or K >= 1 is not a container of ``plan``.
@@ -198,9 +205,14 @@ def desired_processes(
     'stmgr-1'
     >>> [spec.cwd for spec in desired_processes(plan, 1, ctx).values()]
     [None, '/w/code']
+    >>> on_host = DaemonContext("wc", "wc-1", "spark", "/w", "{}", "", ("py", "-m"), "10.0.0.5")
+    >>> desired_processes(plan, 0, on_host)["tmanager"].argv[-2:]
+    ('--host', '10.0.0.5')
     """
     if container == 0:
-        argv = context.command("heron_core.tmanager", *context.common_flags(0))
+        argv = context.command(
+            "heron_core.tmanager", *context.common_flags(0), *context.host_flags()
+        )
         return {TMANAGER: ProcessSpec(TMANAGER, argv)}
     plans = {c.id: c for c in plan.containers}
     if container not in plans:
@@ -218,6 +230,7 @@ def desired_processes(
                 *context.common_flags(container),
                 "--local-endpoint",
                 context.local_endpoint,
+                *context.host_flags(),
             ),
         )
     }

@@ -1,26 +1,36 @@
 """Schedulers: who starts, watches and stops a topology's containers, behind `Scheduler`.
 
-Built-ins are registered under short names in `BUILTINS` (``heron.class.scheduler``);
-`create_scheduler` also accepts a ``package.module:Class`` path or a `Scheduler` instance.
+Built-ins are registered under short names in `BUILTINS` (``heron.class.scheduler``):
+``local`` (one executor process per container on this host) and ``spark`` (one long-running
+Spark task per container, through PySpark). `create_scheduler` also accepts a
+``package.module:Class`` path or a `Scheduler` instance. ``python -m heron_core.scheduler`` is
+the per-topology scheduler service that ``heron submit`` starts.
 """
 
 from __future__ import annotations
 
 from heron_core.plugins import load_plugin
 from heron_core.scheduler._local import EXECUTOR_GRACE_SECS, LocalScheduler
+from heron_core.scheduler._package import SHIPPED, build_package, unpack_package
+from heron_core.scheduler._spark import SparkScheduler
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
 __all__ = [
     "BUILTINS",
     "EXECUTOR_GRACE_SECS",
+    "SHIPPED",
     "LocalScheduler",
     "Scheduler",
+    "SparkScheduler",
     "TopologyRuntime",
+    "build_package",
     "create_scheduler",
+    "unpack_package",
 ]
 
 BUILTINS: dict[str, str] = {
     "local": "heron_core.scheduler:LocalScheduler",
+    "spark": "heron_core.scheduler:SparkScheduler",
 }
 """Short name -> ``package.module:Class`` of each built-in scheduler."""
 
@@ -41,7 +51,7 @@ def create_scheduler(spec: str | Scheduler) -> Scheduler:
     >>> create_scheduler("yarn")
     Traceback (most recent call last):
     ...
-    heron_core.errors.ConfigurationError: unknown scheduler 'yarn'; known: local, \
+    heron_core.errors.ConfigurationError: unknown scheduler 'yarn'; known: local, spark, \
 or a 'package.module:Class' path
     """
     return load_plugin("scheduler", spec, BUILTINS, Scheduler)

@@ -71,6 +71,7 @@ class LocalScheduler(Scheduler):
         self._runtime: TopologyRuntime | None = None
         self._context: DaemonContext | None = None
         self._policy: RestartPolicy | None = None
+        self._failure: str | None = None
 
     def initialize(self, config: Mapping[str, Any], runtime: TopologyRuntime) -> None:
         """See `Scheduler.initialize`; reads the state-manager and restart keys of ``config``."""
@@ -145,6 +146,8 @@ class LocalScheduler(Scheduler):
                 self._restarting.discard(container)
             if self._killed.is_set():
                 break
+            if not expected:
+                self._note_failure(container, spec, working_dir)
             record = record_exit(
                 ProcessRecord(spec, None, now, crashes), self._clock(), policy, expected=expected
             )
@@ -153,6 +156,24 @@ class LocalScheduler(Scheduler):
             log.info("restarting %s in %.1f s", spec.name, delay)
             self._killed.wait(delay)
         started.set()
+
+    def _note_failure(self, container: int, spec: ProcessSpec, working_dir: Path) -> None:
+        log_path = working_dir / "logs" / f"{spec.name}.log"
+        try:
+            lines = [line for line in log_path.read_text(errors="replace").splitlines() if line]
+        except OSError:
+            lines = []
+        last = f": {lines[-1].strip()}" if lines else ""
+        with self._lock:
+            if self._failure is None:
+                self._failure = (
+                    f"the executor of container {container} exited; see {log_path}{last}"
+                )
+
+    def failure(self) -> str | None:
+        """See `Scheduler.failure`: the first exit of an executor nobody asked to stop."""
+        with self._lock:
+            return self._failure
 
     def _launch(
         self, container: int, spec: ProcessSpec, working_dir: Path

@@ -1,22 +1,33 @@
-"""The scheduler as a service: ``python -m heron_core.scheduler.local``.
+"""The scheduler as a service: ``python -m heron_core.scheduler``.
 
 A detached daemon started by ``heron submit``: it reads the topology and its packing plan
-from the state manager, runs the scheduler its config names (``heron.class.scheduler``,
-`LocalScheduler` for the ``local`` cluster), publishes its ``SchedulerLocation`` (ephemeral,
-with its pid), and on SIGTERM/SIGINT kills the executors and exits 0.
+from the state manager, runs the scheduler its config names (``heron.class.scheduler``:
+`LocalScheduler` for the ``local`` clusters, `SparkScheduler` for ``spark``), publishes its
+``SchedulerLocation`` (ephemeral, with its pid), waits until the containers run (the
+topology's physical plan is written), and on SIGTERM/SIGINT kills the containers and exits 0.
+
+With ``--report-fd N`` it tells whoever started it how the start goes, as JSON lines on file
+descriptor N (`ServiceReport`): progress, then ``running`` once the physical plan exists, or
+``error`` with the message and the error's class; then it closes N. An error while the
+containers start (`Scheduler.failure`) ends the service.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
+from heron_core import errors
 from heron_core.config import config_from_proto
-from heron_core.errors import HeronError
+from heron_core.errors import HeronError, SchedulerError
 from heron_core.executor import (
     StopSignals,
     configure_daemon_logging,
@@ -24,28 +35,33 @@ from heron_core.executor import (
     read_plans,
 )
 from heron_core.proto import scheduler_pb2
-from heron_core.scheduler import TopologyRuntime, create_scheduler
-from heron_core.statemgr import create_state_manager
+from heron_core.scheduler import Scheduler, TopologyRuntime, create_scheduler
+from heron_core.statemgr import StateManager, create_state_manager
 
-__all__ = ["main", "service_argv"]
+__all__ = ["MODULE", "ServiceReport", "main", "parse_report", "service_argv"]
 
-log = logging.getLogger("heron_core.scheduler.local")
+log = logging.getLogger("heron_core.scheduler.service")
 
-MODULE = "heron_core.scheduler.local"
+MODULE = "heron_core.scheduler"
+
+_PLAN_POLL_SECS = 0.25
 
 
 def service_argv(
     runtime: TopologyRuntime,
     state_config: str,
     command_prefix: Sequence[str] = (sys.executable, "-m"),
+    report_fd: int | None = None,
 ) -> list[str]:
     """The command line of the scheduler service for ``runtime``'s topology.
 
     >>> rt = TopologyRuntime("wc", "wc-1", "local", Path("/w"))
     >>> service_argv(rt, "{}", ("py", "-m"))[:4]
-    ['py', '-m', 'heron_core.scheduler.local', '--topology-name']
+    ['py', '-m', 'heron_core.scheduler', '--topology-name']
+    >>> service_argv(rt, "{}", ("py", "-m"), report_fd=5)[-2:]
+    ['--report-fd', '5']
     """
-    return [
+    argv = [
         *command_prefix,
         MODULE,
         "--topology-name",
@@ -59,12 +75,85 @@ def service_argv(
         "--state-config",
         state_config,
     ]
+    if report_fd is not None:
+        argv += ["--report-fd", str(report_fd)]
+    return argv
+
+
+@dataclass(frozen=True)
+class ServiceReport:
+    """One line the service writes on its report descriptor.
+
+    Attributes:
+        event: ``"progress"``, ``"running"`` (the physical plan exists) or ``"error"``.
+        message: what happened, for the user.
+        error_type: for an error, the name of its `heron_core.errors` class.
+
+    >>> parse_report(ServiceReport("error", "boom", "ConfigurationError").encode())
+    ServiceReport(event='error', message='boom', error_type='ConfigurationError')
+    >>> parse_report(b"not json").event
+    'progress'
+    """
+
+    event: str
+    message: str
+    error_type: str = ""
+
+    def encode(self) -> bytes:
+        """One JSON line."""
+        fields = {"event": self.event, "message": self.message, "error_type": self.error_type}
+        return (json.dumps(fields) + "\n").encode()
+
+    def error(self) -> HeronError:
+        """The error this report carries, as its `heron_core.errors` class (default
+        `SchedulerError`)."""
+        kind = getattr(errors, self.error_type, None)
+        if isinstance(kind, type) and issubclass(kind, HeronError):
+            try:
+                error: HeronError = kind(self.message)
+                return error
+            except TypeError:  # a class whose constructor takes more than a message
+                pass
+        return SchedulerError(self.message)
+
+
+def parse_report(line: bytes) -> ServiceReport:
+    """Decode one report line (anything unreadable is progress text)."""
+    try:
+        fields = json.loads(line)
+        return ServiceReport(
+            str(fields["event"]), str(fields["message"]), str(fields.get("error_type", ""))
+        )
+    except (ValueError, KeyError, TypeError):
+        return ServiceReport("progress", line.decode(errors="replace").strip())
+
+
+class _Reporter:
+    """Writes `ServiceReport` lines on a descriptor; a no-op without one, and after the
+    reader went away."""
+
+    def __init__(self, fd: int | None) -> None:
+        self._file: IO[bytes] | None = os.fdopen(fd, "wb", buffering=0) if fd is not None else None
+
+    def send(self, event: str, message: str, error_type: str = "") -> None:
+        if self._file is None:
+            return
+        try:
+            self._file.write(ServiceReport(event, message, error_type).encode())
+        except OSError:  # the submitting client is gone
+            self.close()
+
+    def close(self) -> None:
+        file, self._file = self._file, None
+        if file is not None:
+            with contextlib.suppress(OSError):
+                file.close()
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=f"python -m {MODULE}",
-        description="Run a topology's executors on this host until SIGTERM.",
+        description="Run a topology's containers with its scheduler until SIGTERM.",
     )
     parser.add_argument("--topology-name", required=True, help="the topology's name")
     parser.add_argument("--topology-id", required=True, help="the topology's id")
@@ -75,10 +164,39 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--state-config", required=True, help="the state-manager keys of the config (JSON object)"
     )
+    parser.add_argument(
+        "--report-fd",
+        type=int,
+        default=None,
+        help="a file descriptor to report progress, running and errors on (JSON lines)",
+    )
     return parser
 
 
-def _serve(args: argparse.Namespace) -> int:
+def _wait_until_running(
+    state: StateManager,
+    scheduler: Scheduler,
+    name: str,
+    topology_id: str,
+    stop: StopSignals,
+) -> bool:
+    """Wait until the topology's physical plan exists (True) or a stop signal came (False).
+
+    Raises:
+        SchedulerError: the scheduler reports that the containers cannot start.
+    """
+    while not stop.requested:
+        plan = state.get_physical_plan(name)
+        if plan is not None and plan.topology.id == topology_id:
+            return True
+        failure = scheduler.failure()
+        if failure is not None:
+            raise SchedulerError(failure)
+        stop.wait(_PLAN_POLL_SECS)
+    return False
+
+
+def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
     name = args.topology_name
     runtime = TopologyRuntime(name, args.topology_id, args.cluster, args.working_dir.resolve())
     with (
@@ -87,16 +205,23 @@ def _serve(args: argparse.Namespace) -> int:
     ):
         topology, plan = read_plans(state, name, args.topology_id)
         config = config_from_proto(topology.topology_config)
-        scheduler = create_scheduler(config["heron.class.scheduler"])
-        scheduler.initialize(config, runtime)
+        kind = config["heron.class.scheduler"]
+        scheduler = create_scheduler(kind)
         try:
+            reporter.send("progress", f"starting the containers with the {kind} scheduler")
+            scheduler.initialize(config, runtime)
             scheduler.on_schedule(plan)
             location = scheduler_pb2.SchedulerLocation(topology_name=name, pid=os.getpid())
             state.set_scheduler_location(name, location)
             log.info("scheduler of %r is up (pid %d)", name, os.getpid())
+            reporter.send("progress", "waiting for every container to run")
+            if _wait_until_running(state, scheduler, name, args.topology_id, stop):
+                log.info("every container of %r runs (the physical plan exists)", name)
+                reporter.send("running", f"every container of {name!r} runs")
+                reporter.close()
             while not stop.requested:
                 stop.wait(3600.0)
-            log.info("received %s: killing the executors of %r", stop.name, name)
+            log.info("received %s: killing the containers of %r", stop.name, name)
         finally:
             scheduler.close()
     return 0
@@ -106,8 +231,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the service; returns 0 after SIGTERM/SIGINT, 1 when it cannot start."""
     args = _parser().parse_args(argv)
     configure_daemon_logging(args.topology_name, "scheduler")
+    reporter = _Reporter(args.report_fd)
     try:
-        return _serve(args)
+        return _serve(args, reporter)
     except HeronError as exc:
         log.error("cannot run the scheduler of %r: %s", args.topology_name, exc)
+        reporter.send("error", str(exc), type(exc).__name__)
         return 1
+    except Exception as exc:
+        log.exception("the scheduler of %r failed", args.topology_name)
+        reporter.send("error", f"the scheduler failed: {type(exc).__name__}: {exc}")
+        return 1
+    finally:
+        reporter.close()

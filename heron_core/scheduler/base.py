@@ -34,8 +34,31 @@ class Scheduler(ABC):
     """Runs one executor per container of a packing plan (container 0 hosts the tmanager).
 
     Lifecycle: `initialize` once, `on_schedule` once, then any number of `on_restart`, then
-    `on_kill` and/or `close`. Methods are called from one thread at a time.
+    `on_kill` and/or `close`. Methods are called from one thread at a time, except `failure`,
+    which the scheduler service polls while the containers start. `validate_config` is
+    called by ``heron submit`` before anything is stored, on an instance that is never
+    initialized.
     """
+
+    def validate_config(self, config: Mapping[str, Any]) -> None:  # noqa: B027 (optional)
+        """Check a resolved config at submit time, before anything is stored or started.
+
+        The default accepts every config; a scheduler overrides it to reject what it cannot
+        run (e.g. a state manager its containers cannot reach) without starting anything.
+
+        Raises:
+            ConfigurationError: the config cannot work with this scheduler; the message names
+                the key and the fix.
+            SchedulerError: something this scheduler needs is not installed.
+        """
+
+    def failure(self) -> str | None:
+        """Why the containers cannot be started (e.g. a container's process that fails at
+        once), or None while nothing says so. The scheduler service gives up on the
+        submission with this message while it waits for the containers to run. Must not
+        block; default: None.
+        """
+        return None
 
     @abstractmethod
     def initialize(self, config: Mapping[str, Any], runtime: TopologyRuntime) -> None:

@@ -1,4 +1,5 @@
-"""The local scheduler: `LocalScheduler`, and ``python -m heron_core.scheduler.local``."""
+"""The local scheduler: `LocalScheduler`, and the scheduler service under its historical name
+``python -m heron_core.scheduler.local`` (the same as ``python -m heron_core.scheduler``)."""
 
 import sys
 

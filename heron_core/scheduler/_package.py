@@ -1,0 +1,65 @@
+"""The container package: the files of the topology's working directory W that every container
+needs, packed once at schedule time and unpacked by each container on its own host.
+
+`SHIPPED` is the one list of what goes in. A scheduler whose containers do not share W's
+filesystem (the Spark scheduler) ships `build_package`'s archive through its cluster manager,
+and each container `unpack_package`s it into a fresh working directory. The packing plan, the
+topology and everything else a container reads at start come from the state manager.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     w = Path(tmp, "w")
+...     _ = (w / "code").mkdir(parents=True), (w / "code" / "words.txt").write_text("a b")
+...     archive = build_package(w, Path(tmp, "package.tar.gz"))
+...     unpack_package(archive, Path(tmp, "container-1"))
+...     sorted(p.name for p in Path(tmp, "container-1").iterdir())
+['code', 'logs']
+"""
+
+from __future__ import annotations
+
+import shutil
+import tarfile
+from pathlib import Path
+
+__all__ = ["SHIPPED", "build_package", "unpack_package"]
+
+SHIPPED: tuple[str, ...] = ("code",)
+"""The entries of W (files or directories) every container gets, wherever it runs: the
+topology's code directory (``code/``, the instances' working directory). Add here whatever
+else every container must hold (e.g. the topology's key pair); entries that do not exist in W
+are skipped."""
+
+
+def build_package(working_dir: Path, archive: Path) -> Path:
+    """Pack the `SHIPPED` entries of ``working_dir`` into the gzipped tar ``archive`` (paths
+    relative to W; symbolic links kept as links). Returns ``archive``.
+
+    Raises:
+        OSError: an entry cannot be read or the archive cannot be written.
+    """
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    partial = archive.with_name(archive.name + ".partial")
+    with tarfile.open(partial, "w:gz") as tar:
+        for entry in SHIPPED:
+            path = working_dir / entry
+            if path.exists() or path.is_symlink():
+                tar.add(path, arcname=entry)
+    partial.replace(archive)
+    return archive
+
+
+def unpack_package(archive: Path, working_dir: Path) -> None:
+    """Make ``working_dir`` a fresh container working directory: remove whatever it held,
+    extract ``archive`` into it (tar's ``data`` filter: no absolute paths, no paths leaving
+    the directory, no devices) and create ``logs/`` and ``code/``.
+
+    Raises:
+        OSError, tarfile.TarError: the archive cannot be read or extracted.
+    """
+    shutil.rmtree(working_dir, ignore_errors=True)
+    working_dir.mkdir(parents=True)
+    with tarfile.open(archive, "r:*") as tar:
+        tar.extractall(working_dir, filter="data")
+    (working_dir / "logs").mkdir(exist_ok=True)
+    (working_dir / "code").mkdir(exist_ok=True)

@@ -1,0 +1,89 @@
+"""Containers on a real Spark standalone cluster survive kill -9 with acking on: of a container's
+executor, then of the Spark executor JVM hosting a container. Only the dead containers start
+again; every sentence is acked and every word counted; the other containers keep their pids."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+from spark_support import (  # noqa: F401 - spark_run is a fixture
+    SparkTopologyRun,
+    container_processes,
+    hosting_jvm,
+    processes_of,
+    spark_run_fixture,
+    topology_id,
+    wait_for,
+)
+from spark_word_count import read_log
+
+from heron_core.testing.spark import SparkStandaloneCluster
+
+pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
+
+SENTENCES = 1500
+
+
+def _acked(run: SparkTopologyRun) -> set[int]:
+    return {r["ack"] for r in read_log(run.out, "spout") if "ack" in r}
+
+
+def _restarted(ident: str, container: int, old: dict[str, int]) -> bool:
+    """Whether every process of ``container`` runs again, under a new executor."""
+    now = container_processes(ident).get(container, {})
+    return set(now) == set(old) and now["executor"] != old["executor"]
+
+
+def test_killed_containers_start_again_alone_and_nothing_is_lost(
+    spark: SparkStandaloneCluster, spark_run: SparkTopologyRun
+) -> None:
+    submitted = spark_run.submit(
+        "chaos",
+        spark.master_url,
+        "topology.stmgrs=2",
+        "topology.message.timeout.secs=10",
+        f"sparktest.sentences={SENTENCES}",
+        "sparktest.pause=0.01",
+    )
+    assert submitted.returncode == 0, submitted.stderr
+    ident = topology_id(submitted)
+    before = container_processes(ident)
+    assert sorted(before) == [0, 1, 2]
+    wait_for(lambda: len(_acked(spark_run)) >= 100, "the first 100 acks")
+
+    # 1. kill -9 the executor of container 1: only container 1 starts again.
+    os.kill(before[1]["executor"], signal.SIGKILL)
+    wait_for(lambda: _restarted(ident, 1, before[1]), "container 1 to start again")
+    after_first = container_processes(ident)
+    for k in (0, 2):
+        assert after_first[k] == before[k], f"container {k} was disturbed"
+
+    # 2. kill -9 the Spark executor JVM hosting a container: prefer one without container 0,
+    #    whose tmanager would wait for its stale location to expire.
+    hosts = {k: hosting_jvm(after_first[k]["executor"]) for k in after_first}
+    assert all(jvm is not None for jvm in hosts.values()), hosts
+    by_pid = {jvm.pid: jvm for jvm in hosts.values() if jvm is not None}
+    victim = min(by_pid.values(), key=lambda jvm: hosts[0] is not None and jvm.pid == hosts[0].pid)
+    hit = sorted(k for k, jvm in hosts.items() if jvm is not None and jvm.pid == victim.pid)
+    spared = sorted(set(after_first) - set(hit))
+    assert spared, "every container was on one Spark executor"
+    victim.kill()
+    for k in hit:
+        wait_for(
+            lambda k=k: _restarted(ident, k, after_first[k]),
+            f"container {k} to start again after its Spark executor was killed",
+        )
+
+    wait_for(lambda: len(_acked(spark_run)) >= SENTENCES, f"all {SENTENCES} sentences acked", 300)
+    assert _acked(spark_run) == set(range(SENTENCES))
+    counted = {(r["sid"], r["position"]) for r in read_log(spark_run.out, "count")}
+    assert counted == {(sid, p) for sid in range(SENTENCES) for p in range(5)}
+    final = container_processes(ident)
+    for k in spared:
+        assert final[k] == after_first[k], f"container {k} was disturbed by the JVM kill"
+
+    killed = spark_run.heron("kill", "spark", "chaos")
+    assert killed.returncode == 0, killed.stderr
+    assert processes_of(ident) == []

@@ -1,0 +1,115 @@
+"""The spark cluster end to end through the installed ``heron`` command: an exact word count on
+an embedded ``local[2]`` master and on a real standalone cluster with two stream managers,
+``heron list``, and ``heron kill`` leaving no process, no znode and a FINISHED application."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import psutil
+import pytest
+from spark_support import (  # noqa: F401 - spark_run is a fixture
+    SparkTopologyRun,
+    container_processes,
+    processes_of,
+    spark_run_fixture,
+    topology_id,
+    wait_for,
+    znodes_naming,
+)
+from spark_word_count import expected_counts, read_log
+
+from heron_core.statemgr import create_state_manager
+from heron_core.testing.spark import SparkStandaloneCluster
+
+pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
+
+SENTENCES = 300
+EXACT = ("topology.message.timeout.secs=120", f"sparktest.sentences={SENTENCES}")
+
+
+def _wait_all_acked(run: SparkTopologyRun) -> None:
+    wait_for(
+        lambda: len({r["ack"] for r in read_log(run.out, "spout") if "ack" in r}) >= SENTENCES,
+        f"all {SENTENCES} sentences acked",
+    )
+
+
+def _assert_exact(run: SparkTopologyRun) -> None:
+    spout = read_log(run.out, "spout")
+    assert [r["fail"] for r in spout if "fail" in r] == [], "a sentence tree failed"
+    assert sorted(r["ack"] for r in spout if "ack" in r) == list(range(SENTENCES))
+    counted = read_log(run.out, "count")
+    places = Counter((r["sid"], r["position"]) for r in counted)
+    assert len(places) == SENTENCES * 5 and max(places.values()) == 1
+    assert Counter(r["word"] for r in counted) == expected_counts(SENTENCES)
+
+
+def _assert_killed(run: SparkTopologyRun, name: str, ident: str) -> None:
+    killed = run.heron("kill", "spark", name)
+    assert killed.returncode == 0, killed.stderr
+    assert killed.stdout == f"killed topology {name!r} on 'spark'\n"
+    assert processes_of(ident) == []
+    assert znodes_naming(run.zk, name) == []
+    listed = run.heron("list", "spark")
+    assert listed.stdout == "no topologies on cluster 'spark'\n", listed.stderr
+
+
+def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
+    spark_run: SparkTopologyRun,
+) -> None:
+    submitted = spark_run.submit("wc", "local[2]", *EXACT)
+    assert submitted.returncode == 0, submitted.stderr
+    assert submitted.stdout.startswith("submitted topology 'wc' (id wc-")
+    ident = topology_id(submitted)
+    # The submit returned once every container ran: both are up, the physical plan exists.
+    containers = container_processes(ident)
+    assert sorted(containers) == [0, 1]
+    assert "tmanager" in containers[0] and "stmgr" in containers[1]
+    listed = spark_run.heron("list", "spark")
+    _, row = listed.stdout.splitlines()
+    assert row.split()[0] == "wc" and row.endswith(" running")
+    _wait_all_acked(spark_run)
+    first = min(r["at"] for r in read_log(spark_run.out, "count"))
+    print(f"local[2]: submit to first counted word {first - spark_run.submitted_at:.1f} s")
+    _assert_exact(spark_run)
+    # Each container unpacked the shipped code into its own directory under the task's cwd.
+    work = spark_run.home / "topologies" / "spark" / "wc" / "containers"
+    assert (work / "1" / "code" / "spark_word_count.py").is_file()
+    assert (work / "1" / "logs" / "stmgr-1.log").is_file()
+    _assert_killed(spark_run, "wc", ident)
+
+
+def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(
+    spark: SparkStandaloneCluster, spark_run: SparkTopologyRun
+) -> None:
+    submitted = spark_run.submit("wc2", spark.master_url, "topology.stmgrs=2", *EXACT)
+    assert submitted.returncode == 0, submitted.stderr
+    ident = topology_id(submitted)
+    assert [app["name"] for app in spark.applications()["active"]] == ["heron-wc2"]
+    containers = container_processes(ident)
+    assert sorted(containers) == [0, 1, 2]
+    # The daemons run in directories of the Spark executors, with the code shipped by Spark.
+    assert spark.work_dir is not None
+    stmgr_cwd = Path(_cwd(containers[1]["stmgr"]))
+    assert stmgr_cwd.is_relative_to(spark.work_dir)
+    assert (stmgr_cwd / "code" / "spark_word_count.py").is_file()
+    with create_state_manager(spark_run.zk, "spark") as state:
+        plan = state.get_physical_plan("wc2")
+    assert plan is not None
+    assert sorted(s.id for s in plan.stmgrs) == ["stmgr-1", "stmgr-2"]
+    assert {s.host_name for s in plan.stmgrs} == {"127.0.0.1"}  # SPARK_LOCAL_IP
+    _wait_all_acked(spark_run)
+    _assert_exact(spark_run)
+    _assert_killed(spark_run, "wc2", ident)
+    wait_for(
+        lambda: [a["state"] for a in spark.applications("heron-wc2")["completed"]] == ["FINISHED"],
+        "the application to be listed as FINISHED",
+        timeout=60,
+    )
+    assert spark.applications("heron-wc2")["active"] == []
+
+
+def _cwd(pid: int) -> str:
+    return psutil.Process(pid).cwd()

@@ -1,0 +1,339 @@
+"""The Spark scheduler's decisions without a JVM: the master URL, the SparkConf, task slots,
+reasons of failed jobs, config checks at submit, the task host, the container package and the
+scheduler service's reports."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from heron_core.config import build_config
+from heron_core.errors import ConfigurationError, SchedulerError, StateManagerError
+from heron_core.executor import DaemonContext, desired_processes
+from heron_core.proto import packing_plan_pb2
+from heron_core.scheduler import (
+    SHIPPED,
+    LocalScheduler,
+    SparkScheduler,
+    build_package,
+    create_scheduler,
+    unpack_package,
+)
+from heron_core.scheduler._spark_conf import (
+    describe_job_failure,
+    fixed_slot_limit,
+    parse_master,
+    slot_shortfall,
+    spark_properties,
+)
+from heron_core.scheduler._spark_task import ContainerTask, task_host
+from heron_core.scheduler.service import ServiceReport, parse_report
+
+
+def _plan(*cpus: float) -> packing_plan_pb2.PackingPlan:
+    return packing_plan_pb2.PackingPlan(
+        id="p",
+        containers=[
+            packing_plan_pb2.ContainerPlan(
+                id=k, required_resource=packing_plan_pb2.Resource(cpu=cpu)
+            )
+            for k, cpu in enumerate(cpus, start=1)
+        ],
+    )
+
+
+# --- registry and config checks ------------------------------------------------------------
+
+
+def test_spark_is_a_builtin_scheduler() -> None:
+    assert isinstance(create_scheduler("spark"), SparkScheduler)
+    assert isinstance(create_scheduler("local"), LocalScheduler)
+    with pytest.raises(ConfigurationError, match="known: local, spark"):
+        create_scheduler("aurora")
+
+
+def test_the_spark_cluster_config_validates() -> None:
+    config = build_config(
+        {"heron.class.scheduler": "spark", "heron.class.state.manager": "zookeeper"}
+    )
+    SparkScheduler().validate_config(config)
+
+
+def test_localfs_state_is_refused_with_a_cluster_master_only() -> None:
+    local = build_config({"heron.scheduler.spark.master": "local[3]"})
+    SparkScheduler().validate_config(local)
+    cluster = build_config({"heron.scheduler.spark.master": "spark://m:7077"})
+    with pytest.raises(ConfigurationError, match=r"localfs state manager .*=zookeeper"):
+        SparkScheduler().validate_config(cluster)
+
+
+def test_missing_pyspark_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "pyspark", None)  # makes `import pyspark` fail
+    with pytest.raises(SchedulerError, match=r"^PySpark is not installed: pip install "):
+        SparkScheduler().validate_config(build_config())
+
+
+def test_missing_java_names_java_home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(SchedulerError, match=r"no Java found .* set JAVA_HOME"):
+        SparkScheduler().validate_config(build_config())
+    monkeypatch.setenv("JAVA_HOME", str(tmp_path))
+    with pytest.raises(SchedulerError, match=f"JAVA_HOME={tmp_path} has no bin/java"):
+        SparkScheduler().validate_config(build_config())
+
+
+# --- the master URL --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "kind", "slots", "endpoints"),
+    [
+        ("local", "local", 1, ()),
+        ("local[4]", "local", 4, ()),
+        ("local[2,3]", "local", 2, ()),
+        ("local[*]", "local", os.cpu_count(), ()),
+        ("spark://m:7078", "standalone", None, (("m", 7078),)),
+        ("spark://a,b:7000", "standalone", None, (("a", 7077), ("b", 7000))),
+        ("yarn", "other", None, ()),
+        ("k8s://https://api:6443", "other", None, ()),
+        ("local-cluster[2,1,1024]", "other", None, ()),
+    ],
+)
+def test_master_urls(
+    url: str, kind: str, slots: int | None, endpoints: tuple[tuple[str, int], ...]
+) -> None:
+    master = parse_master(url)
+    assert (master.url, master.kind, master.local_slots, master.endpoints) == (
+        url,
+        kind,
+        slots,
+        endpoints,
+    )
+
+
+@pytest.mark.parametrize(
+    "url", ["", "local[0]", "local[x]", "local[2", "spark://:7077", "spark://m:x"]
+)
+def test_bad_master_urls_name_the_key(url: str) -> None:
+    with pytest.raises(ConfigurationError, match=r"heron\.scheduler\.spark\.master"):
+        parse_master(url)
+
+
+# --- the SparkConf ---------------------------------------------------------------------------
+
+
+def test_spark_properties_defaults_and_overrides() -> None:
+    config = build_config(
+        overrides={
+            "heron.scheduler.spark.master": "spark://m:7077",
+            "heron.scheduler.spark.conf.spark.scheduler.mode": "FIFO",
+            "heron.scheduler.spark.conf.spark.cores.max": 6,
+        }
+    )
+    props = spark_properties(config, "wc", _plan(2.0), "/venv/bin/python")
+    assert props["spark.app.name"] == "heron-wc"
+    assert props["spark.master"] == "spark://m:7077"
+    assert props["spark.scheduler.mode"] == "FIFO"  # the user's value wins
+    assert props["spark.cores.max"] == "6"
+    assert props["spark.task.maxFailures"] == "1"
+    assert props["spark.speculation"] == "false"
+    assert (
+        props["spark.pyspark.python"] == props["spark.pyspark.driver.python"] == "/venv/bin/python"
+    )
+    assert "spark.task.cpus" not in props
+
+
+def test_packing_mode_reserves_the_largest_containers_cpus() -> None:
+    config = build_config(overrides={"heron.scheduler.spark.container.cpus": "packing"})
+    assert spark_properties(config, "wc", _plan(2.0, 3.5), "py")["spark.task.cpus"] == "4"
+    assert spark_properties(config, "wc", _plan(0.5), "py")["spark.task.cpus"] == "1"
+    mine = build_config(
+        overrides={
+            "heron.scheduler.spark.container.cpus": "packing",
+            "heron.scheduler.spark.conf.spark.task.cpus": 2,
+        }
+    )
+    assert spark_properties(mine, "wc", _plan(8.0), "py")["spark.task.cpus"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("spark.speculation", "true", "must stay false: a speculative copy"),
+        ("spark.master", "yarn", r"set heron\.scheduler\.spark\.master instead"),
+        ("spark.task.cpus", "zero", "expected a positive integer"),
+    ],
+)
+def test_spark_properties_refuse_what_breaks_containers(key: str, value: str, message: str) -> None:
+    config = build_config(overrides={f"heron.scheduler.spark.conf.{key}": value})
+    with pytest.raises(ConfigurationError, match=message):
+        spark_properties(config, "wc", _plan(1.0), "py")
+
+
+# --- task slots ------------------------------------------------------------------------------
+
+
+def test_fixed_slot_limits() -> None:
+    assert fixed_slot_limit(parse_master("local[3]"), {}) == (
+        3,
+        "master local[3] runs 3 task threads",
+    )
+    assert fixed_slot_limit(
+        parse_master("spark://m"), {"spark.cores.max": "5", "spark.task.cpus": "2"}
+    ) == (
+        2,
+        "spark.cores.max=5, spark.task.cpus=2 each",
+    )
+    assert fixed_slot_limit(parse_master("spark://m"), {}) is None
+    assert fixed_slot_limit(parse_master("yarn"), {}) is None
+
+
+def test_slot_shortfall_on_a_cluster_names_the_fix() -> None:
+    message = slot_shortfall("wc", _plan(1, 1), 2, "spark.cores.max=2", parse_master("spark://m"))
+    assert message == (
+        "topology 'wc' needs 3 Spark task slots (one per container: the topology manager's and "
+        "2 stream managers'), the application has 2 (spark.cores.max=2): raise spark.cores.max "
+        "or the workers' cores (heron.scheduler.spark.conf.spark.cores.max), or lower "
+        "topology.stmgrs"
+    )
+
+
+# --- failed jobs -----------------------------------------------------------------------------
+
+_CONTAINER_FAILURE = """\
+An error occurred while calling z:org.apache.spark.api.python.PythonRDD.collectAndServe.
+: org.apache.spark.SparkException: Job aborted due to stage failure: Task 0 in stage 3.0 failed 1 \
+times, most recent failure: Lost task 0.0 in stage 3.0 (TID 3) (127.0.0.1 executor 1): \
+org.apache.spark.api.python.PythonException: Traceback (most recent call last):
+  File "/venv/lib/python3.11/site-packages/heron_core/scheduler/_spark_task.py", line 9, in f
+    raise ContainerFailure(
+heron_core.scheduler._spark_task.ContainerFailure: container 1 of topology 'wc': its executor \
+(pid 42) exited with exit status 1 on 127.0.0.1 (attempt 0); log /w/containers/1/logs/executor-1.log
+ SQLSTATE: 38000
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(x.scala:1)
+Driver stacktrace:
+\tat org.apache.spark.scheduler.DAGScheduler.failJobAndIndependentStages(DAGScheduler.scala:1)
+"""
+
+_MODULE_MISSING = """\
+An error occurred while calling z:org.apache.spark.api.python.PythonRDD.collectAndServe.
+: org.apache.spark.api.python.PythonException: [PYTHON_EXCEPTION] An exception was thrown from \
+the Python worker: Traceback (most recent call last):
+  File "pyspark.zip/pyspark/serializers.py", line 483, in loads
+    return cloudpickle.loads(obj, encoding=encoding)
+ModuleNotFoundError: No module named 'heron_core'
+ SQLSTATE: 38000
+\tat org.apache.spark.api.python.BasePythonRunner$ReaderIterator.handlePythonException(x.scala:1)
+"""
+
+
+def test_failed_jobs_are_described_without_the_java_stack() -> None:
+    assert describe_job_failure(_CONTAINER_FAILURE) == (
+        "container 1 of topology 'wc': its executor (pid 42) exited with exit status 1 on "
+        "127.0.0.1 (attempt 0); log /w/containers/1/logs/executor-1.log"
+    )
+    assert describe_job_failure(_MODULE_MISSING) == (
+        "ModuleNotFoundError: No module named 'heron_core'"
+    )
+    cancelled = (
+        "An error occurred while calling o1.collect.\n: org.apache.spark.SparkException: "
+        "[SPARK_JOB_CANCELLED] Job 1 cancelled part of cancelled job group g SQLSTATE: XXKDA\n"
+        "\tat org.apache.spark.errors.SparkCoreErrors$.sparkJobCancelled(x.scala:1)"
+    )
+    assert describe_job_failure(cancelled).startswith("[SPARK_JOB_CANCELLED] Job 1 cancelled")
+    assert describe_job_failure("plain") == "plain"
+
+
+# --- the Spark task --------------------------------------------------------------------------
+
+
+def test_task_host_prefers_spark_local_ip(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SPARK_LOCAL_IP", "192.0.2.7")
+    assert task_host("198.51.100.1") == "192.0.2.7"
+    monkeypatch.delenv("SPARK_LOCAL_IP")
+    assert task_host("127.0.0.1") == "127.0.0.1"  # the interface that routes to the driver
+
+
+def test_container_task_runs_the_executor_binding_the_task_host(tmp_path: Path) -> None:
+    task = ContainerTask("wc", "wc-1", "spark", 2, '{"k": 1}', "pkg")
+    argv = task.argv(tmp_path, "192.0.2.7")
+    assert argv[:3] == [sys.executable, "-m", "heron_core.executor"]
+    assert argv[argv.index("--container") + 1] == "2"
+    assert argv[argv.index("--working-dir") + 1] == str(tmp_path)
+    assert argv[-2:] == ["--host", "192.0.2.7"]
+    assert task.working_dir() == Path.cwd().absolute() / "containers" / "2"
+
+
+def test_daemons_bind_the_executors_host() -> None:
+    plan = packing_plan_pb2.PackingPlan(
+        id="p",
+        containers=[
+            packing_plan_pb2.ContainerPlan(
+                id=1, instances=[packing_plan_pb2.InstancePlan(component_name="w", task_id=1)]
+            )
+        ],
+    )
+    ctx = DaemonContext("wc", "wc-1", "spark", "/w", "{}", "ipc:///t/", ("py", "-m"), "10.1.2.3")
+    stmgr, instance = desired_processes(plan, 1, ctx).values()
+    assert stmgr.argv[-2:] == ("--host", "10.1.2.3")
+    assert "--host" not in instance.argv
+    assert desired_processes(plan, 0, ctx)["tmanager"].argv[-2:] == ("--host", "10.1.2.3")
+    plain = DaemonContext("wc", "wc-1", "local", "/w", "{}", "ipc:///t/", ("py", "-m"))
+    assert "--host" not in desired_processes(plan, 1, plain)["stmgr-1"].argv
+
+
+# --- the container package -------------------------------------------------------------------
+
+
+def test_the_package_ships_the_code_with_modes_into_a_fresh_directory(tmp_path: Path) -> None:
+    assert SHIPPED == ("code",)
+    w = tmp_path / "w"
+    (w / "code" / "data").mkdir(parents=True)
+    (w / "code" / "data" / "words.txt").write_text("a b")
+    script = w / "code" / "run.sh"
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    (w / "logs").mkdir()
+    (w / "logs" / "scheduler.log").write_text("not shipped")
+    archive = build_package(w, tmp_path / "pkg")
+    target = tmp_path / "container"
+    (target / "stale").mkdir(parents=True)
+    unpack_package(archive, target)
+    assert sorted(p.name for p in target.iterdir()) == ["code", "logs"]
+    assert (target / "code" / "data" / "words.txt").read_text() == "a b"
+    assert os.access(target / "code" / "run.sh", os.X_OK)
+    assert list((target / "logs").iterdir()) == []
+
+
+def test_the_package_refuses_paths_leaving_the_directory(tmp_path: Path) -> None:
+    evil = tmp_path / "evil.pkg"
+    with tarfile.open(evil, "w:gz") as tar:
+        data = b"x"
+        info = tarfile.TarInfo("../escaped.txt")
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    with pytest.raises(tarfile.TarError):
+        unpack_package(evil, tmp_path / "container")
+    assert not (tmp_path / "escaped.txt").exists()
+
+
+# --- the scheduler service's reports ---------------------------------------------------------
+
+
+def test_service_reports_round_trip_and_keep_the_error_class() -> None:
+    for report in (
+        ServiceReport("progress", "starting"),
+        ServiceReport("running", "every container runs"),
+        ServiceReport("error", "no ZooKeeper", "StateManagerError"),
+    ):
+        assert parse_report(report.encode().rstrip(b"\n")) == report
+    assert isinstance(ServiceReport("error", "m", "StateManagerError").error(), StateManagerError)
+    assert isinstance(ServiceReport("error", "m", "ConfigurationError").error(), ConfigurationError)
+    assert type(ServiceReport("error", "m", "KeyError").error()) is SchedulerError
+    assert type(ServiceReport("error", "m", "TopologyValidationError").error()) is SchedulerError
