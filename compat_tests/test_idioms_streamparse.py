@@ -34,3 +34,12 @@ def test_a_project_with_a_sleeping_spout_named_streams_and_a_resource_file(
     assert [n for n in settled_by_now if n not in records.of("done")] == []
     assert records.of("fail") == {}
     assert median(records.delays_ms("emit", "ack")) < 500.0
+    # As `sparse run` shows Storm's local-mode output, the run shows each component's own
+    # lines, self.logger's and print's, prefixed with the component and task.
+    shown = ran.stdout.splitlines()
+    assert any(line.startswith("split_bolt:") and "split sentence" in line for line in shown), (
+        ran.stdout
+    )
+    assert any(
+        line.startswith(("short_tally:", "long_tally:")) and "tallied" in line for line in shown
+    ), ran.stdout
