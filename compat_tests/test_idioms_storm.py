@@ -1,7 +1,8 @@
 """Storm's everyday idioms, written as public Storm code writes them, run with ``heron run``
 through the real process model: each test says what Storm does and checks the same here.
 
-The topologies are under idioms/storm/; their components record emits, acks, fails and
+The topologies are under idioms/storm/ (user projects, not test modules: pyproject.toml has
+pytest ignore idioms/); their components record emits, acks, fails and
 arrivals (see idiom_support.Records).
 """
 
