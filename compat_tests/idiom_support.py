@@ -22,6 +22,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from compat_support import logs_under, processes_under
 
 IDIOMS = Path(__file__).resolve().parent / "idioms"
 HERON = str(Path(sys.executable).with_name("heron"))
@@ -79,23 +80,6 @@ class Records:
 def median(values: Sequence[float]) -> float:
     assert values, "no values"
     return statistics.median(values)
-
-
-def processes_under(home: Path) -> list[psutil.Process]:
-    """Live processes whose command line mentions ``home``."""
-    found = []
-    for process in psutil.process_iter(["cmdline", "status"]):
-        argv = process.info.get("cmdline") or []
-        if process.info.get("status") != psutil.STATUS_ZOMBIE and any(str(home) in a for a in argv):
-            found.append(process)
-    return found
-
-
-def logs_under(directory: Path) -> str:
-    return "\n".join(
-        f"===== {path} =====\n{path.read_text(errors='replace')}"
-        for path in sorted(directory.rglob("*.log"))
-    )
 
 
 @contextlib.contextmanager
