@@ -7,13 +7,16 @@ sure nothing a test started outlives it.
 from __future__ import annotations
 
 import contextlib
+import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import psutil
 
-__all__ = ["isolated_home", "processes_mentioning", "wait_until"]
+__all__ = ["PipeLines", "isolated_home", "processes_mentioning", "wait_until"]
 
 
 def wait_until(
@@ -57,3 +60,35 @@ def isolated_home(root: Path, failed: Callable[[], bool]) -> Iterator[Path]:
         for log in sorted(root.rglob("*.log")):
             print(f"===== {log} =====\n{log.read_text(errors='replace')}")
     assert not leftovers, f"processes outlived the test: {[p.pid for p in leftovers]}"
+
+
+class PipeLines:
+    """The lines a child process writes to a pipe (``Popen(..., stdout=PIPE, text=True)``),
+    collected by a daemon thread as they come, so that the pipe never fills up.
+
+    >>> import io
+    >>> lines = PipeLines(io.StringIO("a 1\\nb 2\\n"))
+    >>> lines.join(5.0)
+    ['a 1', 'b 2']
+    >>> lines.match(r"b \\d")
+    ['b 2']
+    """
+
+    def __init__(self, stream: IO[str] | None) -> None:
+        assert stream is not None, "the process was not started with this pipe"
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self.lines.append(line.rstrip("\n"))
+
+    def match(self, pattern: str) -> list[str]:
+        """The lines so far that match ``pattern`` whole."""
+        return [line for line in list(self.lines) if re.fullmatch(pattern, line)]
+
+    def join(self, timeout: float) -> list[str]:
+        """Wait up to ``timeout`` seconds for the pipe to close; every line read."""
+        self._thread.join(timeout)
+        return self.lines

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import signal
 import subprocess
 import sys
 import textwrap
-import threading
 from pathlib import Path
-from typing import IO
 
 import pytest
 from cli_support import (  # noqa: F401 - heron_home_fixture is a fixture
@@ -21,6 +18,7 @@ from click.testing import CliRunner
 
 from heron_core.cli import _run as run_cli
 from heron_core.cli.main import cli
+from heron_core.testing.processes import PipeLines
 
 HERON = str(Path(sys.executable).with_name("heron"))
 TIMEOUT = 240
@@ -68,30 +66,6 @@ CHATTY = textwrap.dedent(
 )
 
 
-class Lines:
-    """The lines a process writes to a pipe, collected by a thread."""
-
-    def __init__(self, stream: IO[str] | None) -> None:
-        assert stream is not None
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.lines.append(line.rstrip("\n"))
-
-    def match(self, pattern: str) -> list[str]:
-        return [line for line in list(self.lines) if re.fullmatch(pattern, line)]
-
-    def wait_for(self, what: str, pattern: str) -> None:
-        wait_until(lambda: self.match(pattern), what, timeout=TIMEOUT)
-
-    def join(self) -> list[str]:
-        self._thread.join(TIMEOUT)
-        return self.lines
-
-
 @pytest.mark.processes
 def test_run_shows_prints_logs_and_crashes_then_keeps_the_logs(
     heron_home: Path, tmp_path: Path
@@ -105,7 +79,7 @@ def test_run_shows_prints_logs_and_crashes_then_keeps_the_logs(
         stderr=subprocess.PIPE,
         text=True,
     ) as proc:
-        out, err = Lines(proc.stdout), Lines(proc.stderr)
+        out, err = PipeLines(proc.stdout), PipeLines(proc.stderr)
         try:
             for what, pattern in [
                 ("a print", r"word_spout:\d+ \| hello from word_spout"),
@@ -121,13 +95,13 @@ def test_run_shows_prints_logs_and_crashes_then_keeps_the_logs(
                     r"restarts it",
                 ),
             ]:
-                out.wait_for(what, pattern)
+                wait_until(lambda p=pattern: out.match(p), what, timeout=TIMEOUT)
             proc.send_signal(signal.SIGINT)
-            assert proc.wait(timeout=TIMEOUT) == 0, "\n".join(err.join())
+            assert proc.wait(timeout=TIMEOUT) == 0, "\n".join(err.join(TIMEOUT))
         finally:
             proc.kill()
-            lines = out.join()
-            err.join()
+            lines = out.join(TIMEOUT)
+            err.join(TIMEOUT)
     text = "\n".join(lines)
     assert out.match(r"count_bolt:\d+ \| ERROR .*: user code raised; .*"), text
     assert out.match(r"count_bolt:\d+ \|   File .*chatty\.py\", line \d+, in initialize"), text

@@ -3,44 +3,25 @@
 from __future__ import annotations
 
 import json
-import re
 import signal
 import subprocess
 import sys
-import threading
 from pathlib import Path
-from typing import IO
 
 import pytest
 from sparse_support import quickstart
 
-from heron_core.testing.processes import isolated_home, processes_mentioning, wait_until
+from heron_core.testing.processes import (
+    PipeLines,
+    isolated_home,
+    processes_mentioning,
+    wait_until,
+)
 
 pytestmark = pytest.mark.processes
 
 HERON = str(Path(sys.executable).with_name("heron"))
 TIMEOUT = 240
-
-
-class Lines:
-    """The lines a process writes to a pipe, collected by a thread."""
-
-    def __init__(self, stream: IO[str] | None) -> None:
-        assert stream is not None
-        self.lines: list[str] = []
-        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
-        self._thread.start()
-
-    def _read(self, stream: IO[str]) -> None:
-        for line in stream:
-            self.lines.append(line.rstrip("\n"))
-
-    def match(self, pattern: str) -> list[str]:
-        return [line for line in list(self.lines) if re.fullmatch(pattern, line)]
-
-    def join(self) -> list[str]:
-        self._thread.join(TIMEOUT)
-        return self.lines
 
 
 def set_log(project: Path, log: dict[str, object]) -> None:
@@ -74,7 +55,7 @@ def test_sparse_run_shows_the_bolts_log_lines(
             text=True,
         ) as proc,
     ):
-        out, err = Lines(proc.stdout), Lines(proc.stderr)
+        out, err = PipeLines(proc.stdout), PipeLines(proc.stderr)
         try:
             wait_until(lambda: out.match(counted), "the bolt's log lines", timeout=TIMEOUT)
             if not multilang:
@@ -87,10 +68,10 @@ def test_sparse_run_shows_the_bolts_log_lines(
                     timeout=TIMEOUT,
                 )
             proc.send_signal(signal.SIGINT)
-            assert proc.wait(timeout=TIMEOUT) == 0, "\n".join(err.join())
+            assert proc.wait(timeout=TIMEOUT) == 0, "\n".join(err.join(TIMEOUT))
         finally:
             proc.kill()
-            lines, errors = out.join(), err.join()
+            lines, errors = out.join(TIMEOUT), err.join(TIMEOUT)
         assert processes_mentioning(home) == []
     assert "stopped by SIGINT" in "\n".join(lines)
     assert lines[-1].startswith(f"logs: {home / 'logs' / 'wordcount-'}")
