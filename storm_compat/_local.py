@@ -20,18 +20,17 @@ from types import TracebackType
 from typing import Any
 
 import psutil
-import zmq
 
 from heron_core.client import (
     Deployment,
     LogFollower,
+    TManagerClient,
     install,
     prepare,
     topology_processes,
     uninstall,
 )
-from heron_core.errors import SchedulerError, UserCodeError
-from heron_core.network import ProtocolError, decode, encode
+from heron_core.errors import HeronError, SchedulerError, UserCodeError
 from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
 from heron_core.scheduler import LocalScheduler
 from heron_core.statemgr import StateManager, create_state_manager
@@ -143,24 +142,19 @@ class LocalTopology:
                     f"{TMANAGER_TIMEOUT_S:.0f} s"
                 )
             time.sleep(_POLL_S)
-        context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        client = TManagerClient(self._state, self.name)
         try:
-            socket = context.socket(zmq.DEALER)
-            socket.setsockopt(zmq.LINGER, 0)
-            socket.connect(f"tcp://{location.host}:{location.stats_port}")
-            socket.send_multipart(encode(tmanager_pb2.TopologyStateRequest(state=state)))
-            wait_ms = max(int((deadline - time.monotonic()) * 1000), 1000)
-            if not socket.poll(wait_ms):
-                raise SchedulerError(
-                    f"topology {self.name!r}: no answer from its topology manager at "
-                    f"{location.host}:{location.stats_port}"
-                )
-            try:
-                response = decode(socket.recv_multipart())
-            except ProtocolError as exc:
-                raise SchedulerError(f"topology {self.name!r}: {exc}") from exc
+            wait = max(deadline - time.monotonic(), 1.0)
+            response = client.ask(tmanager_pb2.TopologyStateRequest(state=state), timeout=wait)
+        except HeronError as exc:
+            raise SchedulerError(f"topology {self.name!r}: {exc}") from exc
         finally:
-            context.destroy(linger=0)
+            client.close()
+        if response is None:
+            raise SchedulerError(
+                f"topology {self.name!r}: no answer from its topology manager at "
+                f"{location.host}:{location.stats_port}"
+            )
         ok = (
             common_pb2.OK,
             common_pb2.TOPOLOGY_ALREADY_ACTIVE,

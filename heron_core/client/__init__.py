@@ -17,6 +17,7 @@ from heron_core.client._logs import LogFollower
 from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
 from heron_core.client._run import RunResult, run
 from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
+from heron_core.client._tmanager import TManagerClient
 
 __all__ = [
     "HERON_HOME_ENV",
@@ -29,6 +30,7 @@ __all__ = [
     "RateMeter",
     "RunResult",
     "SubmitResult",
+    "TManagerClient",
     "TopologyInfo",
     "client_config",
     "component_stats",

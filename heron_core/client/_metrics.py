@@ -7,9 +7,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
-import zmq
-
-from heron_core.network import ProtocolError, decode, encode
+from heron_core.client._tmanager import TManagerClient
 from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2
 from heron_core.statemgr import StateManager
 
@@ -192,50 +190,26 @@ class MetricsClient:
     """
 
     def __init__(self, state: StateManager, topology_name: str, timeout: float = 2.0) -> None:
-        self._state = state
-        self._name = topology_name
-        self._timeout_ms = int(timeout * 1000)
-        self._context = zmq.Context()
-        self._socket: zmq.Socket[bytes] | None = None
-        self._endpoint = ""
+        self._tmanager = TManagerClient(state, topology_name, timeout)
 
     def fetch(self) -> list[metrics_pb2.MetricPublisherPublishMessage] | None:
         """The newest metrics message of every instance, or None when the tmanager is not
-        (yet) known or did not answer in time. Never raises for an absent tmanager."""
-        location = self._state.get_tmanager_location(self._name)
-        if location is None:
-            self._drop()
-            return None
-        endpoint = f"tcp://{location.host}:{location.stats_port}"
-        if self._socket is None or endpoint != self._endpoint:
-            self._drop()
-            self._socket = self._context.socket(zmq.DEALER)
-            self._socket.setsockopt(zmq.LINGER, 0)
-            self._socket.connect(endpoint)
-            self._endpoint = endpoint
-        self._socket.send_multipart(encode(tmanager_pb2.MetricsRequest()))
-        if not self._socket.poll(self._timeout_ms):
-            self._drop()  # a late answer must not be read as the next one's
-            return None
-        try:
-            response = decode(self._socket.recv_multipart())
-        except ProtocolError as exc:
-            log.warning("unreadable answer from the tmanager at %s: %s", endpoint, exc)
+        (yet) known or did not answer in time. Never raises for an absent tmanager.
+
+        Raises:
+            ConfigurationError: the topology's key pair cannot be read.
+        """
+        response = self._tmanager.ask(tmanager_pb2.MetricsRequest())
+        if response is None:
             return None
         if not isinstance(response, tmanager_pb2.MetricsResponse) or (
             response.status.status != common_pb2.OK
         ):
-            log.warning("unexpected answer from the tmanager at %s: %s", endpoint, response)
+            where = self._tmanager.endpoint
+            log.warning("unexpected answer from the tmanager at %s: %s", where, response)
             return None
         return list(response.messages)
 
-    def _drop(self) -> None:
-        if self._socket is not None:
-            self._socket.close(linger=0)
-            self._socket = None
-
     def close(self) -> None:
-        """Close the socket and the zmq context. Idempotent."""
-        self._drop()
-        if not self._context.closed:
-            self._context.term()
+        """Close the connection. Idempotent."""
+        self._tmanager.close()

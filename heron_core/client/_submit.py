@@ -22,6 +22,7 @@ from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.config import config_to_proto
 from heron_core.errors import SchedulerError
 from heron_core.executor import code_dir, describe_exit, state_config_json
+from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.packing import create_packing
 from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
 from heron_core.scheduler import TopologyRuntime, create_scheduler
@@ -161,7 +162,8 @@ def _ignore(skip: Sequence[Path]) -> Callable[[str, list[str]], set[str]]:
 
 
 def install(state: StateManager, deployment: Deployment, progress: Progress = quiet) -> None:
-    """Create W (``code/`` copied from the code root, see `code_dir`; ``logs/``) and store the
+    """Create W (``code/`` copied from the code root, see `code_dir`; ``logs/``; the
+    topology's fresh CURVE key pair in ``keys/``, owner-only, see `TopologyKeys`) and store the
     topology, its packing plan and its execution state, in that order. On failure, whatever
     was stored is deleted in reverse order and W is removed.
 
@@ -185,6 +187,7 @@ def install(state: StateManager, deployment: Deployment, progress: Progress = qu
         shutil.copytree(deployment.code_root, code, ignore=_ignore([home, root]))
     code.mkdir(parents=True, exist_ok=True)
     (root / "logs").mkdir(parents=True, exist_ok=True)
+    TopologyKeys.create(root / KEYS_DIR)
     execution = execution_state_pb2.ExecutionState(
         topology_name=name,
         topology_id=topology.id,

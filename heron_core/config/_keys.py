@@ -565,6 +565,15 @@ _KEYS = (
         minimum=0,
         exclusive_minimum=True,
     ),
+    Key(
+        "heron.network.curve.enabled",
+        bool,
+        True,
+        "Authenticate and encrypt every TCP socket of the daemons (stream managers' data, the "
+        "topology manager's control and stats ports) with CurveZMQ and the topology's key pair, "
+        "made at submit. False leaves them open to any process that reaches the port "
+        "(benchmarks only; every daemon logs a warning).",
+    ),
     # --- heron: metrics -------------------------------------------------------------------------
     Key(
         "heron.metrics.export.interval.sec",

@@ -6,7 +6,8 @@ three frames, ``[DATA, dest_task (4 bytes), TupleBatch bytes]``, so a stream man
 by reading four bytes and forwards the payload frame without parsing it. Acking traffic is three
 frames too, ``[ACKS, spout_task, AckBatch bytes]``, routed to the stream manager of the spout task.
 The ipc sockets of a container's stream manager are named by `task_endpoint` and
-`metrics_endpoint`.
+`metrics_endpoint` (in an owner-only directory); every TCP socket is secured by a `Transport`
+with the topology's CURVE key pair (`TopologyKeys`).
 """
 
 from heron_core.network._endpoints import metrics_endpoint, task_endpoint
@@ -21,13 +22,25 @@ from heron_core.network._framing import (
     encode,
     unpack_task,
 )
+from heron_core.network._security import (
+    CURVE_KEY,
+    KEYS_DIR,
+    TopologyKeys,
+    Transport,
+    curve_enabled,
+)
 
 __all__ = [
     "ACKS",
+    "CURVE_KEY",
     "DATA",
+    "KEYS_DIR",
     "Dispatcher",
     "ProtocolError",
+    "TopologyKeys",
+    "Transport",
     "ack_frames",
+    "curve_enabled",
     "data_frames",
     "decode",
     "encode",

@@ -18,29 +18,35 @@ topology and everything else a container reads at start come from the state mana
 
 from __future__ import annotations
 
+import os
 import shutil
 import tarfile
 from pathlib import Path
 
+from heron_core.network import KEYS_DIR
+
 __all__ = ["SHIPPED", "build_package", "unpack_package"]
 
-SHIPPED: tuple[str, ...] = ("code",)
+SHIPPED: tuple[str, ...] = ("code", KEYS_DIR)
 """The entries of W (files or directories) every container gets, wherever it runs: the
-topology's code directory (``code/``, the instances' working directory). Add here whatever
-else every container must hold (e.g. the topology's key pair); entries that do not exist in W
-are skipped."""
+topology's code directory (``code/``, the instances' working directory) and its CURVE key pair
+(``keys/``, owner-only; the archive keeps the modes). Add here whatever else every container
+must hold; entries that do not exist in W are skipped."""
 
 
 def build_package(working_dir: Path, archive: Path) -> Path:
     """Pack the `SHIPPED` entries of ``working_dir`` into the gzipped tar ``archive`` (paths
-    relative to W; symbolic links kept as links). Returns ``archive``.
+    relative to W; symbolic links kept as links; the archive readable by its owner only, as
+    it holds the key pair). Returns ``archive``.
 
     Raises:
         OSError: an entry cannot be read or the archive cannot be written.
     """
     archive.parent.mkdir(parents=True, exist_ok=True)
     partial = archive.with_name(archive.name + ".partial")
-    with tarfile.open(partial, "w:gz") as tar:
+    partial.unlink(missing_ok=True)
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # it holds the keys
+    with os.fdopen(fd, "wb") as raw, tarfile.open(fileobj=raw, mode="w:gz") as tar:
         for entry in SHIPPED:
             path = working_dir / entry
             if path.exists() or path.is_symlink():

@@ -21,6 +21,7 @@ import logging
 import os
 import queue
 import signal
+import struct
 import time
 import uuid
 from collections import deque
@@ -31,6 +32,7 @@ from types import FrameType
 from typing import Any
 
 import zmq
+from google.protobuf.message import DecodeError
 
 from heron_core.config.codec import config_from_proto
 from heron_core.errors import HeronError
@@ -39,6 +41,7 @@ from heron_core.network import (
     DATA,
     Dispatcher,
     ProtocolError,
+    Transport,
     encode,
     metrics_endpoint,
     task_endpoint,
@@ -146,6 +149,7 @@ class StreamManager:
             metrics_pb2.MetricPublisherPublishMessage, self._on_published_metrics
         )
         self._metrics_in: zmq.Socket[bytes] | None = None
+        self._transport: Transport | None = None
         self._tmanager_dispatch = Dispatcher(f"{args.stmgr_id} (tmanager)")
         self._tmanager_dispatch.register(tmanager_pb2.StMgrRegisterResponse, self._on_registered)
         self._tmanager_dispatch.register(tmanager_pb2.NewPhysicalPlanMessage, self._on_new_pplan)
@@ -156,6 +160,13 @@ class StreamManager:
         self._peer_dispatch.register(stmgr_pb2.StopBackPressureMessage, self._on_peer_bp_stop)
 
     # --- set-up ------------------------------------------------------------------------------
+    @property
+    def _secured(self) -> Transport:
+        """The transport of the TCP sockets (made when the topology config is loaded)."""
+        if self._transport is None:
+            raise HeronError(f"{self.args.stmgr_id}: a TCP socket before the topology was loaded")
+        return self._transport
+
     def _load(self) -> None:
         name = self.args.topology_name
         topology: topology_pb2.Topology = _wait_for(
@@ -173,6 +184,9 @@ class StreamManager:
         )
         self._trees = TreeTracker(
             int(self.config.get("heron.streammgr.xormgr.rotatingmap.nbuckets", 3))
+        )
+        self._transport = Transport.for_topology(
+            self._zmq, self.config, self.args.working_dir, f"topology {name!r} {self.args.stmgr_id}"
         )
         mine = [c for c in packing.containers if c.id == self.args.container]
         if not mine:
@@ -214,7 +228,7 @@ class StreamManager:
         self._metrics_in.setsockopt(zmq.LINGER, 0)
         self._metrics_in.bind(metrics_endpoint(self.args.local_endpoint))
         self._poller.register(self._metrics_in, zmq.POLLIN)
-        self._server = self._zmq.socket(zmq.PULL)
+        self._server = self._secured.server(self._zmq.socket(zmq.PULL), "data port")
         self._server.setsockopt(zmq.RCVHWM, PEER_HWM)
         self._server.setsockopt(zmq.LINGER, 0)
         self.data_port = self._server.bind_to_random_port(f"tcp://{self.args.host}")
@@ -467,7 +481,7 @@ class StreamManager:
             log.info("%s: the tmanager location is gone; waiting for a new one", self.args.stmgr_id)
             return
         endpoint = f"tcp://{location.host}:{location.server_port}"
-        self._tmanager = self._zmq.socket(zmq.DEALER)
+        self._tmanager = self._secured.client(self._zmq.socket(zmq.DEALER))
         self._tmanager.setsockopt(zmq.LINGER, 0)
         self._tmanager.connect(endpoint)
         self._poller.register(self._tmanager, zmq.POLLIN)
@@ -536,7 +550,7 @@ class StreamManager:
                 del self._peers[peer_id]
         for peer_id, endpoint in wanted.items():
             if peer_id not in self._peers:
-                sock = self._zmq.socket(zmq.PUSH)
+                sock = self._secured.client(self._zmq.socket(zmq.PUSH))
                 sock.setsockopt(zmq.SNDHWM, PEER_HWM)
                 sock.setsockopt(zmq.LINGER, 0)
                 sock.connect(endpoint)
@@ -598,6 +612,8 @@ class StreamManager:
                 self._metrics_in.close(linger=0)
             if self._tmanager is not None:
                 self._tmanager.close(linger=0)
+            if self._transport is not None:
+                self._transport.close()
             self._zmq.term()
 
     def _read_burst(self, sock: zmq.Socket[bytes], limit: int, task: int | None) -> None:
@@ -607,15 +623,25 @@ class StreamManager:
                 frames = sock.recv_multipart(zmq.NOBLOCK)
             except zmq.Again:
                 return
-            kind = frames[0]
-            if kind == DATA:
-                route(frames)
-            elif kind == ACKS:
-                route_acks(frames)
-            elif task is None:
-                self._peer_dispatch.dispatch(frames)
-            else:
-                self._instance_dispatch.dispatch(frames, task)
+            try:
+                kind = frames[0]
+                if kind == DATA:
+                    route(frames)
+                elif kind == ACKS:
+                    route_acks(frames)
+                elif task is None:
+                    self._peer_dispatch.dispatch(frames)
+                else:
+                    self._instance_dispatch.dispatch(frames, task)
+            except (ProtocolError, DecodeError, struct.error, IndexError) as exc:
+                source = "a peer stream manager" if task is None else f"task {task}"
+                log.warning(
+                    "%s: dropped a malformed message of %d frames from %s: %s",
+                    self.args.stmgr_id,
+                    len(frames),
+                    source,
+                    exc,
+                )
 
     def _loop(self) -> None:
         heartbeat_s = float(self.config.get("heron.streammgr.tmanager.heartbeat.interval.sec", 10))

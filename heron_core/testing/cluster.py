@@ -114,6 +114,13 @@ class TopologyRun:
             self._state = None
 
     # --- looking inside ----------------------------------------------------------------------
+    @property
+    def state(self) -> StateManager:
+        """The started state manager the topology is stored in."""
+        if self._state is None:
+            raise HeronError(f"topology {self.name!r} is not running")
+        return self._state
+
     def metrics(self) -> list[metrics_pb2.MetricPublisherPublishMessage]:
         """The newest metrics message of every instance (and stream manager); [] before the
         topology manager answers."""

@@ -48,7 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     except HeronError as exc:
         logger.error("cannot build the state manager: %s", exc)
         return 1
-    tmanager = TManager(state, args.topology_name, args.topology_id, host=args.host)
+    tmanager = TManager(
+        state, args.topology_name, args.topology_id, working_dir=args.working_dir, host=args.host
+    )
 
     received: list[int] = []
 

@@ -8,6 +8,7 @@ import math
 import socket
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 import zmq
@@ -19,7 +20,7 @@ from heron_core.errors import (
     StateManagerError,
     TopologyValidationError,
 )
-from heron_core.network import encode
+from heron_core.network import Transport, encode
 from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
 from heron_core.statemgr import StateManager
 from heron_core.tmanager._registration import StMgrRegistry
@@ -40,7 +41,8 @@ class TManager:
 
     `run` loads the topology and packing plan from ``state`` (retrying up to
     ``startup_timeout`` seconds each), binds the server and stats ROUTER sockets on random
-    ports of ``host``, writes the ephemeral ``TManagerLocation`` and serves until `stop`.
+    ports of ``host`` (CURVE servers with the topology's key pair), writes the ephemeral
+    ``TManagerLocation`` and serves until `stop`.
     It then closes its sockets (linger 0) and deletes its location node if that is still its
     own. It never starts or closes ``state``: its owner does.
 
@@ -48,6 +50,8 @@ class TManager:
         state: a started state manager.
         topology_name: the topology served; its stored logical plan must carry this name.
         topology_id: the id the stored logical plan must carry.
+        working_dir: the topology's working directory here, holding its key pair (``keys/``)
+            with which both ports are secured (see `Transport`).
         host: the address the ports are bound on and advertised with (a hostname is resolved
             for binding and advertised as given).
         clock: monotonic seconds; every deadline and heartbeat time is read from it.
@@ -59,7 +63,7 @@ class TManager:
     >>> from heron_core.statemgr import LocalFileSystemStateManager
     >>> tmp = tempfile.TemporaryDirectory()
     >>> with LocalFileSystemStateManager({"heron.statemgr.root.path": tmp.name}, "local") as sm:
-    ...     TManager(sm, "wc", "wc-1", startup_timeout=0).run()  # nothing submitted: exit 1
+    ...     TManager(sm, "wc", "wc-1", working_dir=Path(tmp.name), startup_timeout=0).run()
     1
     >>> tmp.cleanup()
     """
@@ -70,6 +74,7 @@ class TManager:
         topology_name: str,
         topology_id: str,
         *,
+        working_dir: Path,
         host: str = "127.0.0.1",
         clock: Callable[[], float] = time.monotonic,
         startup_timeout: float = 30.0,
@@ -83,7 +88,9 @@ class TManager:
         self._startup_timeout = startup_timeout
         self._retry_interval = retry_interval
         self._stopping = False
+        self._working_dir = working_dir
         self._context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
+        self._transport: Transport | None = None
         self._wake_reader, self._wake_writer = socket.socketpair()
         self._wake_writer.setblocking(False)
         self._sockets: list[zmq.Socket[bytes]] = []
@@ -162,8 +169,8 @@ class TManager:
         poller.register(self._wake_reader, zmq.POLLIN)
         poller.poll(math.ceil(seconds * 1000))
 
-    def _bind(self) -> tuple[zmq.Socket[bytes], int]:
-        sock = self._context.socket(zmq.ROUTER)
+    def _bind(self, transport: Transport, what: str) -> tuple[zmq.Socket[bytes], int]:
+        sock = transport.server(self._context.socket(zmq.ROUTER), what)
         sock.setsockopt(zmq.LINGER, 0)
         self._sockets.append(sock)
         try:
@@ -206,6 +213,8 @@ class TManager:
     def _answers(self, location: tmanager_pb2.TManagerLocation) -> bool:
         """Whether a tmanager answers a metrics request on ``location``'s stats port."""
         probe = self._context.socket(zmq.DEALER)
+        if self._transport is not None:
+            self._transport.client(probe)
         try:
             probe.setsockopt(zmq.LINGER, 0)
             probe.connect(f"tcp://{location.host}:{location.stats_port}")
@@ -226,8 +235,14 @@ class TManager:
             f"the topology config of {self._name!r}",
         )
         store = MetricsStore()
-        server_socket, server_port = self._bind()
-        stats_socket, stats_port = self._bind()
+        self._transport = transport = Transport.for_topology(
+            self._context,
+            config_from_proto(topology.topology_config),
+            self._working_dir,
+            f"the tmanager of topology {self._name!r}",
+        )
+        server_socket, server_port = self._bind(transport, "stream manager port")
+        stats_socket, stats_port = self._bind(transport, "stats port")
         stmgrs = StMgrServer(
             server_socket,
             registry,
@@ -319,6 +334,8 @@ class TManager:
                     self._state.delete_tmanager_location(self._name)
             except StateManagerError as exc:
                 logger.warning("could not delete the tmanager location: %s", exc)
+        if self._transport is not None:
+            self._transport.close()
         self._context.term()
         self._wake_reader.close()
         self._wake_writer.close()

@@ -20,7 +20,9 @@ from spark_support import (  # noqa: F401 - spark_run is a fixture
 )
 from spark_word_count import expected_counts, read_log
 
+from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.statemgr import create_state_manager
+from heron_core.testing.attack import attack, daemon_ports
 from heron_core.testing.spark import SparkStandaloneCluster
 
 pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
@@ -100,6 +102,7 @@ def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(
     assert plan is not None
     assert sorted(s.id for s in plan.stmgrs) == ["stmgr-1", "stmgr-2"]
     assert {s.host_name for s in plan.stmgrs} == {"127.0.0.1"}  # SPARK_LOCAL_IP
+    _attack_every_port(spark_run, "wc2", containers, spark_run.home / "pwned")
     _wait_all_acked(spark_run)
     _assert_exact(spark_run)
     _assert_killed(spark_run, "wc2", ident)
@@ -109,6 +112,29 @@ def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(
         timeout=60,
     )
     assert spark.applications("heron-wc2")["active"] == []
+
+
+def _attack_every_port(
+    run: SparkTopologyRun, name: str, containers: dict[int, dict[str, int]], marker: Path
+) -> None:
+    """A process without the topology's key sends crafted pickles and forged control
+    messages to every daemon port (`heron_core.testing.attack`): each daemon logs the refused
+    handshakes and reads nothing (the exact counts checked afterwards show nothing was
+    injected or lost, and the topology was not paused)."""
+    with create_state_manager(run.zk, "spark") as state:
+        targets = daemon_ports(state, name)
+        plan = state.get_physical_plan(name)
+    assert plan is not None
+    public = TopologyKeys.load(run.home / "topologies" / "spark" / name / KEYS_DIR).public
+    attack(targets, marker, [i.info.task_id for i in plan.instances], name, public)
+    logs = [Path(_cwd(pid)) / "logs" for daemons in containers.values() for pid in daemons.values()]
+
+    def all_refused() -> bool:
+        text = "\n".join(p.read_text(errors="replace") for d in logs for p in d.glob("*.log"))
+        return all(f":{t.port}): the peer did not complete the CURVE" in text for t in targets)
+
+    wait_for(all_refused, "every daemon to log the refused handshakes")
+    assert not marker.exists()
 
 
 def _cwd(pid: int) -> str:

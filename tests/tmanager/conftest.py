@@ -13,7 +13,7 @@ import pytest
 import zmq
 from google.protobuf.message import Message
 
-from heron_core.network import decode, encode
+from heron_core.network import KEYS_DIR, TopologyKeys, Transport, decode, encode
 from heron_core.proto import (
     common_pb2,
     packing_plan_pb2,
@@ -137,13 +137,23 @@ def receive() -> Callable[[zmq.Socket[bytes], type[M]], M]:
 
 
 @pytest.fixture
-def dealer() -> Iterator[Callable[[int], zmq.Socket[bytes]]]:
-    """``dealer(port)``: a new DEALER connected to 127.0.0.1:port, closed after the test."""
+def working_dir(tmp_path: Path) -> Path:
+    """The topology's working directory: ``tmp_path``, holding a fresh key pair in ``keys/``."""
+    TopologyKeys.create(tmp_path / KEYS_DIR)
+    return tmp_path
+
+
+@pytest.fixture
+def dealer(working_dir: Path) -> Iterator[Callable[[int], zmq.Socket[bytes]]]:
+    """``dealer(port)``: a new DEALER connected to 127.0.0.1:port with the topology's key pair
+    (as the stream managers and the CLI connect), closed after the test."""
     context: zmq.Context[zmq.Socket[bytes]] = zmq.Context()
     sockets: list[zmq.Socket[bytes]] = []
+    keys = TopologyKeys.load(working_dir / KEYS_DIR)
+    transport = Transport(context, keys, "a test client")
 
     def connect(port: int) -> zmq.Socket[bytes]:
-        sock = context.socket(zmq.DEALER)
+        sock = transport.client(context.socket(zmq.DEALER))
         sock.setsockopt(zmq.LINGER, 0)
         sock.connect(f"tcp://127.0.0.1:{port}")
         sockets.append(sock)

@@ -68,12 +68,15 @@ def errors(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 def test_missing_packing_plan_gives_up_after_the_startup_timeout(
+    working_dir: Path,
     state: LocalFileSystemStateManager,
     topology: topology_pb2.Topology,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     state.set_topology("wc", topology)
-    tmanager = TManager(state, "wc", "wc-1", clock=Clock(step=1.0), retry_interval=0.001)
+    tmanager = TManager(
+        state, "wc", "wc-1", working_dir=working_dir, clock=Clock(step=1.0), retry_interval=0.001
+    )
     assert tmanager.run() == 1
     assert errors(caplog) == [
         "tmanager of topology 'wc' failed: topology 'wc': no packing plan (packingplans/) "
@@ -83,6 +86,7 @@ def test_missing_packing_plan_gives_up_after_the_startup_timeout(
 
 
 def test_topology_with_another_id_is_refused(
+    working_dir: Path,
     state: LocalFileSystemStateManager,
     topology: topology_pb2.Topology,
     packing_plan: packing_plan_pb2.PackingPlan,
@@ -91,41 +95,44 @@ def test_topology_with_another_id_is_refused(
     topology.id = "wc-0"
     state.set_topology("wc", topology)
     state.set_packing_plan("wc", packing_plan)
-    assert TManager(state, "wc", "wc-1").run() == 1
+    assert TManager(state, "wc", "wc-1", working_dir=working_dir).run() == 1
     assert "with id 'wc-0'; expected topology 'wc' with id 'wc-1'" in (errors(caplog)[0])
 
 
 def test_inconsistent_packing_plan_is_refused(
+    working_dir: Path,
     submitted: LocalFileSystemStateManager,
     packing_plan: packing_plan_pb2.PackingPlan,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     packing_plan.containers[0].instances[0].component_name = "ghost"
     submitted.set_packing_plan("wc", packing_plan)
-    assert TManager(submitted, "wc", "wc-1").run() == 1
+    assert TManager(submitted, "wc", "wc-1", working_dir=working_dir).run() == 1
     assert "component 'ghost', which is not in the topology" in errors(caplog)[0]
     assert submitted.get_tmanager_location("wc") is None
 
 
 def test_plans_written_late_are_picked_up_and_stop_while_waiting_exits_zero(
+    working_dir: Path,
     state: LocalFileSystemStateManager,
     topology: topology_pb2.Topology,
     packing_plan: packing_plan_pb2.PackingPlan,
     running: Callable[[TManager], Running],
     wait_until: Callable[[str, Callable[[], Any]], Any],
 ) -> None:
-    waiting = running(TManager(state, "wc", "wc-1", retry_interval=0.01))
+    waiting = running(TManager(state, "wc", "wc-1", working_dir=working_dir, retry_interval=0.01))
     state.set_topology("wc", topology)
     state.set_packing_plan("wc", packing_plan)
     wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
     assert waiting.stop() == 0
     assert state.get_tmanager_location("wc") is None
 
-    never = running(TManager(state, "other", "o-1"))
+    never = running(TManager(state, "other", "o-1", working_dir=working_dir))
     assert never.stop() == 0
 
 
 def test_stale_location_blocks_until_it_goes_away(
+    working_dir: Path,
     submitted: LocalFileSystemStateManager,
     tmp_path: Path,
     running: Callable[[TManager], Running],
@@ -138,7 +145,9 @@ def test_stale_location_blocks_until_it_goes_away(
             topology_name="wc", topology_id="wc-1", host="127.0.0.1", server_port=1, stats_port=1
         )
         holder.set_tmanager_location("wc", stale)
-        impatient = TManager(submitted, "wc", "wc-1", clock=Clock(step=30.0))
+        impatient = TManager(
+            submitted, "wc", "wc-1", working_dir=working_dir, clock=Clock(step=30.0)
+        )
         assert impatient.run() == 1
         assert (
             "names 127.0.0.1, server port 1, which does not answer, after 30 s"
@@ -146,7 +155,9 @@ def test_stale_location_blocks_until_it_goes_away(
         )
         assert submitted.get_tmanager_location("wc") == stale
 
-        patient = running(TManager(submitted, "wc", "wc-1", retry_interval=0.01))
+        patient = running(
+            TManager(submitted, "wc", "wc-1", working_dir=working_dir, retry_interval=0.01)
+        )
         holder.delete_tmanager_location("wc")
 
         def replaced() -> tmanager_pb2.TManagerLocation | None:
@@ -159,6 +170,7 @@ def test_stale_location_blocks_until_it_goes_away(
 
 
 def test_silent_stmgrs_are_reported_once_per_silence_by_the_injected_clock(
+    working_dir: Path,
     state: LocalFileSystemStateManager,
     topology: topology_pb2.Topology,
     packing_plan: packing_plan_pb2.PackingPlan,
@@ -176,7 +188,7 @@ def test_silent_stmgrs_are_reported_once_per_silence_by_the_injected_clock(
     state.set_topology("wc", topology)
     state.set_packing_plan("wc", packing_plan)
     clock = Clock()
-    run = running(TManager(state, "wc", "wc-1", clock=clock))
+    run = running(TManager(state, "wc", "wc-1", working_dir=working_dir, clock=clock))
     location = wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
     s1 = stmgr(location.server_port, "stmgr-1")
     assert s1.register(data_port=1).status.status == common_pb2.OK
@@ -206,6 +218,7 @@ def test_silent_stmgrs_are_reported_once_per_silence_by_the_injected_clock(
 
 
 def test_topology_state_requests_store_and_rebroadcast_the_plan(
+    working_dir: Path,
     submitted: LocalFileSystemStateManager,
     running: Callable[[TManager], Running],
     wait_until: Callable[[str, Callable[[], Any]], Any],
@@ -213,7 +226,7 @@ def test_topology_state_requests_store_and_rebroadcast_the_plan(
     dealer: Callable[[int], zmq.Socket[bytes]],
     receive: Callable[..., Any],
 ) -> None:
-    run = running(TManager(submitted, "wc", "wc-1"))
+    run = running(TManager(submitted, "wc", "wc-1", working_dir=working_dir))
     location = wait_until("tmanager location", lambda: submitted.get_tmanager_location("wc"))
     client = dealer(location.stats_port)
 

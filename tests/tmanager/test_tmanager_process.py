@@ -22,7 +22,9 @@ pytestmark = pytest.mark.processes
 
 
 @pytest.fixture
-def tmanagers(tmp_path: Path) -> Iterator[Callable[[], tuple[subprocess.Popen[bytes], Path]]]:
+def tmanagers(
+    tmp_path: Path, working_dir: Path
+) -> Iterator[Callable[[], tuple[subprocess.Popen[bytes], Path]]]:
     """Start tmanager processes; kill (by pid) any still running and print every log after."""
     started: list[tuple[subprocess.Popen[bytes], Path]] = []
 
@@ -41,7 +43,7 @@ def tmanagers(tmp_path: Path) -> Iterator[Callable[[], tuple[subprocess.Popen[by
                     "--topology-name=wc",
                     "--topology-id=wc-1",
                     "--cluster=local",
-                    f"--working-dir={tmp_path}",
+                    f"--working-dir={working_dir}",
                     "--container=0",
                     f"--state-config={json.dumps(state_config)}",
                 ],
