@@ -130,6 +130,9 @@ def heron(
     try:
         proc.wait(timeout=DEADLINE_S)
     except subprocess.TimeoutExpired:
+        proc.send_signal(signal.SIGUSR1)  # heron prints every thread's stack (the hang's place)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=5)
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
         reader.join(10)

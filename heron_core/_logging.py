@@ -11,8 +11,10 @@ follower does).
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 import re
+import signal
 import sys
 from dataclasses import dataclass
 
@@ -21,6 +23,7 @@ __all__ = [
     "LogRecordLine",
     "configure_daemon_logging",
     "daemon_formatter",
+    "enable_stack_dumps",
     "parse_record",
 ]
 
@@ -68,6 +71,14 @@ def configure_daemon_logging(topology: str, role: str, task: int | str = "-") ->
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(daemon_formatter(topology, role, task))
     logging.basicConfig(level=logging.INFO, handlers=[handler], force=True)
+    enable_stack_dumps()
+
+
+def enable_stack_dumps() -> None:
+    """Make ``kill -USR1 <pid>`` print every thread's stack to stderr (a daemon's log): the
+    way to see where a hung process is. Left alone if something else handles SIGUSR1."""
+    if signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL:
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from importlib.metadata import entry_points, version
 
 import click
 
+from heron_core._logging import enable_stack_dumps
 from heron_core.cli._kill import kill_command
 from heron_core.cli._list import list_command
 from heron_core.cli._run import run_command
@@ -83,6 +84,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ...
     SystemExit: 0
     """
+    enable_stack_dumps()
     try:
         cli.main(args=list(argv) if argv is not None else None, prog_name="heron")
     except HeronError as exc:

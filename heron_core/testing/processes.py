@@ -8,15 +8,26 @@ from __future__ import annotations
 
 import contextlib
 import re
+import signal
+import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import psutil
 
-__all__ = ["PipeLines", "isolated_home", "processes_mentioning", "wait_until"]
+__all__ = [
+    "PipeLines",
+    "isolated_home",
+    "processes_mentioning",
+    "run_command",
+    "wait_until",
+]
+
+_STACKS_S = 5.0
+"""How long a hung command gets to print its stacks before it is killed."""
 
 
 def wait_until(
@@ -92,3 +103,34 @@ class PipeLines:
         """Wait up to ``timeout`` seconds for the pipe to close; every line read."""
         self._thread.join(timeout)
         return self.lines
+
+
+def run_command(
+    argv: Sequence[str], *, timeout: float, **kwargs: Any
+) -> subprocess.CompletedProcess[str]:
+    """``subprocess.run(argv, capture_output=True, text=True, ...)``, but a hang is shown, not
+    just timed out: after ``timeout`` seconds the process gets SIGUSR1 (every ``heron``
+    command and daemon then prints all its threads' stacks to stderr, see
+    ``heron_core._logging.enable_stack_dumps``), then SIGKILL, and the error carries what it
+    wrote.
+
+    Raises:
+        TimeoutError: with the command, its stdout and its stderr (stacks included).
+    """
+    with subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs
+    ) as proc:
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGUSR1)
+            try:
+                out, err = proc.communicate(timeout=_STACKS_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate()
+            raise TimeoutError(
+                f"{' '.join(map(str, argv))} did not end within {timeout:g} s; it was killed.\n"
+                f"--- stdout ---\n{out}\n--- stderr (with every thread's stack) ---\n{err}"
+            ) from None
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)

@@ -14,6 +14,8 @@ from cli_support import (  # noqa: F401 - heron_home_fixture is a fixture
     processes_under,
 )
 
+from heron_core.testing.processes import run_command
+
 pytestmark = pytest.mark.processes
 
 HERON = str(Path(sys.executable).with_name("heron"))
@@ -21,13 +23,7 @@ TIMEOUT = 240
 
 
 def _heron(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [HERON, *args, "--heron-home", str(home)],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    return run_command([HERON, *args, "--heron-home", str(home)], timeout=TIMEOUT)
 
 
 def test_run_with_a_time_limit_exits_by_itself(heron_home: Path) -> None:

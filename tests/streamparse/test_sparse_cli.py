@@ -13,6 +13,7 @@ from sparse_support import counts_are_consistent, logged_totals, quickstart
 from streamparse import Topology
 
 from heron_core.testing.cluster import TopologyRun
+from heron_core.testing.processes import run_command
 from storm_compat.streamparse import topology_class_plan
 
 pytestmark = pytest.mark.processes
@@ -21,9 +22,7 @@ HERON = str(Path(sys.executable).with_name("heron"))
 
 
 def heron(project: Path, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [HERON, "sparse", *args], cwd=project, capture_output=True, text=True, timeout=timeout
-    )
+    return run_command([HERON, "sparse", *args], cwd=project, timeout=timeout)
 
 
 @pytest.mark.parametrize("mode", [[], ["--multilang"]], ids=["in-process", "multilang"])
