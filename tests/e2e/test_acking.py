@@ -4,10 +4,8 @@ timeouts, recovery from a killed bolt, max spout pending, at-most-once, back pre
 from __future__ import annotations
 
 import contextlib
-import shutil
 import threading
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,29 +25,10 @@ from e2e_components import (  # type: ignore[import-not-found]
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.plan import LogicalPlan
 from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import isolated_home
-
-HERE = Path(__file__).resolve().parent
 
 pytestmark = pytest.mark.processes
 
 RELIABLE = {"topology.reliability.mode": "ATLEAST_ONCE"}
-
-
-@pytest.fixture
-def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
-    """A heron home; on failure every log under it is printed; no process may outlive it."""
-    failures = request.session.testsfailed
-    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
-        yield home
-
-
-@pytest.fixture
-def code(tmp_path: Path) -> Path:
-    root = tmp_path / "code"
-    root.mkdir()
-    shutil.copy(HERE / "e2e_components.py", root)
-    return root
 
 
 def chain(count: int, out: Path, middle: Any, par: int = 2) -> LogicalPlan:

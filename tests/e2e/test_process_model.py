@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import importlib
 import itertools
-import shutil
 import statistics
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +26,8 @@ from e2e_components import (  # type: ignore[import-not-found]
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.testing.cluster import TopologyRun
 from heron_core.testing.components import FixedSpout, RecordingBolt, read_records, wait_for_records
-from heron_core.testing.processes import isolated_home
 
 ROOT = Path(__file__).resolve().parents[2]
-HERE = Path(__file__).resolve().parent
 
 
 def wc() -> Any:
@@ -42,24 +38,6 @@ def wc() -> Any:
 
 
 pytestmark = pytest.mark.processes
-
-
-@pytest.fixture
-def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
-    """A heron home; on failure every log under it is printed; no process may outlive it."""
-    failures = request.session.testsfailed
-    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
-        yield home
-
-
-@pytest.fixture
-def code(tmp_path: Path) -> Path:
-    """The topology code shipped to the instances: the test components and word_count."""
-    root = tmp_path / "code"
-    root.mkdir()
-    shutil.copy(HERE / "e2e_components.py", root)
-    shutil.copy(ROOT / "topologies" / "word_count.py", root)
-    return root
 
 
 @pytest.mark.parametrize("containers", [1, 3])

@@ -4,10 +4,8 @@ are refused at the CURVE handshake and logged, and the topology keeps flowing, e
 
 from __future__ import annotations
 
-import shutil
 import stat
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
@@ -20,28 +18,10 @@ from heron_core.plan import LogicalPlan
 from heron_core.proto import topology_pb2
 from heron_core.testing.attack import Target, attack, daemon_ports
 from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import isolated_home
-
-HERE = Path(__file__).resolve().parent
 
 pytestmark = pytest.mark.processes
 
 RELIABLE = {"topology.reliability.mode": "ATLEAST_ONCE", "topology.max.spout.pending": 50}
-
-
-@pytest.fixture
-def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
-    failures = request.session.testsfailed
-    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
-        yield home
-
-
-@pytest.fixture
-def code(tmp_path: Path) -> Path:
-    root = tmp_path / "code"
-    root.mkdir()
-    shutil.copy(HERE / "e2e_components.py", root)
-    return root
 
 
 def chain(count: int, out: Path) -> LogicalPlan:
