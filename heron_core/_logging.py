@@ -12,6 +12,7 @@ follower does).
 from __future__ import annotations
 
 import faulthandler
+import io
 import logging
 import re
 import signal
@@ -76,7 +77,12 @@ def configure_daemon_logging(topology: str, role: str, task: int | str = "-") ->
 
 def enable_stack_dumps() -> None:
     """Make ``kill -USR1 <pid>`` print every thread's stack to stderr (a daemon's log): the
-    way to see where a hung process is. Left alone if something else handles SIGUSR1."""
+    way to see where a hung process is. Left alone if something else handles SIGUSR1 or
+    stderr is not a file (captured by a test runner)."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, ValueError, io.UnsupportedOperation):
+        return
     if signal.getsignal(signal.SIGUSR1) == signal.SIG_DFL:
         faulthandler.register(signal.SIGUSR1, all_threads=True)
 

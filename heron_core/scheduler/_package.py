@@ -67,5 +67,8 @@ def unpack_package(archive: Path, working_dir: Path) -> None:
     working_dir.mkdir(parents=True)
     with tarfile.open(archive, "r:*") as tar:
         tar.extractall(working_dir, filter="data")
+    keys = working_dir / KEYS_DIR
+    if keys.is_dir():  # the data filter gives directories default modes
+        keys.chmod(0o700)
     (working_dir / "logs").mkdir(exist_ok=True)
     (working_dir / "code").mkdir(exist_ok=True)
