@@ -25,7 +25,9 @@ class Config(dict[str, Any]):
     """
 
     CLUSTER = "storm_compat.cluster"
-    """The cluster ``StormSubmitter.submitTopology`` submits to (default ``"local"``)."""
+    """The cluster ``StormSubmitter.submitTopology`` submits to (default ``"local"``); the
+    cluster's own settings may sit in the same conf (for ``"spark"``:
+    ``heron.scheduler.spark.master``, ``heron.statemgr.connection.string``, ...)."""
 
     TOPOLOGY_NAME = "topology.name"
     TOPOLOGY_DEBUG = "topology.debug"

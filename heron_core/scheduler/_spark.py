@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import json
 import logging
 import os
 import shutil
@@ -23,25 +24,31 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from heron_core.config import SPARK_CONF_PREFIX
 from heron_core.errors import ConfigurationError, SchedulerError
 from heron_core.executor import RestartPolicy, ipc_dirs, state_config_json
 from heron_core.proto import packing_plan_pb2
 from heron_core.scheduler._package import build_package
 from heron_core.scheduler._spark_conf import (
     MASTER_KEY,
+    MASTER_UI_PORT,
     SparkMaster,
     containers_needed,
     describe_job_failure,
     fixed_slot_limit,
+    master_state_problem,
+    master_state_urls,
     parse_master,
     slot_shortfall,
     spark_properties,
+    standalone_slot_limit,
 )
 from heron_core.scheduler._spark_task import ContainerTask
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
@@ -61,6 +68,7 @@ _STATE_KEY = "heron.class.state.manager"
 _SLOTS_TIMEOUT_KEY = "heron.scheduler.spark.slots.timeout.secs"
 _SLOTS_SETTLE_SECS = 10.0
 _PROBE_TIMEOUT_SECS = 5.0
+_STATE_TIMEOUT_SECS = 5.0
 _JOIN_SECS = 30.0
 _LOCAL_STOP_SECS = 15.0
 
@@ -109,6 +117,36 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _master_state(master: SparkMaster, properties: Mapping[str, str]) -> dict[str, Any] | None:
+    """The ``/json/`` document of the ALIVE master among those of ``master`` (a ``spark://``
+    URL; see `master_state_urls`), None when none answers with one (each failure is logged).
+    A document is taken only from a master whose ``url`` has the port asked for, so that
+    another web server on that port is never mistaken for it."""
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # a cluster address
+    problems = []
+    urls = master_state_urls(master, properties)
+    for url, (_, port) in zip(urls, master.endpoints, strict=True):
+        try:
+            with opener.open(url, timeout=_STATE_TIMEOUT_SECS) as answer:
+                state = json.load(answer)
+        except (OSError, ValueError) as exc:
+            problems.append(f"{url}: {exc}")
+            continue
+        problem = master_state_problem(state, port)
+        if problem is None:
+            return dict(state)
+        problems.append(f"{url}: {problem}")
+    log.info(
+        "cannot read the Spark master's state (%s): the task slots are counted once executors "
+        "register instead; set %s%s to the master's web UI port to check them before Spark "
+        "starts",
+        "; ".join(problems),
+        SPARK_CONF_PREFIX.prefix,
+        MASTER_UI_PORT,
+    )
+    return None
+
+
 class SparkScheduler(Scheduler):
     """Runs each container of a topology as one long-running task of a Spark application.
 
@@ -146,10 +184,15 @@ class SparkScheduler(Scheduler):
     def validate_config(self, config: Mapping[str, Any]) -> None:
         """See `Scheduler.validate_config`: the master URL and the Spark properties parse,
         PySpark and Java are installed, and a cluster master has a state manager its
-        containers can reach (not ``localfs``)."""
-        master = parse_master(str(config.get(MASTER_KEY, "local[2]")))
+        containers can reach (not ``localfs``). Every message names the topology."""
         name = str(config.get("topology.name") or "?")
-        spark_properties(config, name, packing_plan_pb2.PackingPlan(), self._python)
+        try:
+            master = parse_master(str(config.get(MASTER_KEY, "local[2]")))
+            spark_properties(config, name, packing_plan_pb2.PackingPlan(), self._python)
+        except ConfigurationError as exc:
+            if str(exc).startswith("topology "):
+                raise
+            raise ConfigurationError(f"topology {name!r}: {exc}") from None
         state = config.get(_STATE_KEY, "localfs")
         if not master.is_local and state == "localfs":
             raise ConfigurationError(
@@ -197,8 +240,9 @@ class SparkScheduler(Scheduler):
             )
 
     def on_schedule(self, packing_plan: packing_plan_pb2.PackingPlan) -> None:
-        """See `Scheduler.on_schedule`: starts the Spark application, checks that it has a
-        task slot for every container, ships the container package and starts one job per
+        """See `Scheduler.on_schedule`: checks that the application can get a task slot for
+        every container (`_check_slots`, before Spark starts), starts the Spark application,
+        waits until it has those slots, ships the container package and starts one job per
         container. Returns once every job is submitted.
 
         Raises:
@@ -213,6 +257,7 @@ class SparkScheduler(Scheduler):
         properties = spark_properties(self._config, name, packing_plan, self._python)
         self._worker_python = properties["spark.pyspark.python"]
         containers = [0, *sorted(c.id for c in packing_plan.containers)]
+        self._check_slots(packing_plan, properties)
         sc = self._start_context(properties)
         try:
             self._wait_for_slots(sc, packing_plan, properties)
@@ -270,14 +315,17 @@ class SparkScheduler(Scheduler):
         self._sc = sc
         return sc
 
-    def _wait_for_slots(
-        self, sc: Any, plan: packing_plan_pb2.PackingPlan, properties: Mapping[str, str]
+    def _check_slots(
+        self, plan: packing_plan_pb2.PackingPlan, properties: Mapping[str, str]
     ) -> None:
-        """Return once the application has a task slot for every container at once.
+        """Fail before Spark starts when the application cannot get a task slot for every
+        container: the config caps the slots (``local[N]``, ``spark.cores.max``), or a
+        standalone master's ALIVE workers have too few free cores (`standalone_slot_limit`,
+        from the master's ``/json/``). When the master's state cannot be read, the check is
+        left to `_wait_for_slots`.
 
         Raises:
-            SchedulerError: the config caps the slots below the need, or the executors that
-                registered within the wait offer too few.
+            SchedulerError: too few slots, naming what limits them and the fix.
         """
         assert self._runtime is not None and self._master is not None
         name, master = self._runtime.topology_name, self._master
@@ -285,6 +333,28 @@ class SparkScheduler(Scheduler):
         limit = fixed_slot_limit(master, properties)
         if limit is not None and limit[0] < needed:
             raise SchedulerError(slot_shortfall(name, plan, limit[0], limit[1], master))
+        if master.kind != "standalone":
+            return
+        state = _master_state(master, properties)
+        if state is None:
+            return
+        slots, why = standalone_slot_limit(state, properties, os.environ)
+        log.info("the Spark master can give %d task slots (%s); %d needed", slots, why, needed)
+        if slots < needed:
+            raise SchedulerError(slot_shortfall(name, plan, slots, why, master))
+
+    def _wait_for_slots(
+        self, sc: Any, plan: packing_plan_pb2.PackingPlan, properties: Mapping[str, str]
+    ) -> None:
+        """Return once the application has a task slot for every container at once (its
+        executors registered).
+
+        Raises:
+            SchedulerError: the executors that registered within the wait offer too few.
+        """
+        assert self._runtime is not None and self._master is not None
+        name, master = self._runtime.topology_name, self._master
+        needed = containers_needed(plan)
         if properties.get("spark.dynamicAllocation.enabled", "false").lower() == "true":
             log.warning("dynamic allocation is on: not waiting for %d task slots", needed)
             return

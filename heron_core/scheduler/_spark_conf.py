@@ -1,5 +1,6 @@
 """What the Spark scheduler decides without Spark: the master, the SparkConf, the task slots a
-topology needs, and readable reasons for failed jobs (pure functions, tested without a JVM).
+topology needs and those a standalone master can give (from its ``/json/`` document), and
+readable reasons for failed jobs (pure functions, tested without a JVM).
 """
 
 from __future__ import annotations
@@ -7,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,9 +23,13 @@ __all__ = [
     "containers_needed",
     "describe_job_failure",
     "fixed_slot_limit",
+    "master_state_problem",
+    "master_state_urls",
+    "memory_mb",
     "parse_master",
     "slot_shortfall",
     "spark_properties",
+    "standalone_slot_limit",
     "task_cpus",
     "user_properties",
 ]
@@ -31,10 +37,21 @@ __all__ = [
 MASTER_KEY = "heron.scheduler.spark.master"
 CPUS_KEY = "heron.scheduler.spark.container.cpus"
 STANDALONE_PORT = 7077
+MASTER_UI_PORT = "spark.master.ui.port"
+"""The Spark property naming the standalone master's web UI port (the master's own setting;
+here it tells the scheduler where to read the master's ``/json/``)."""
+MASTER_UI_DEFAULT_PORT = 8080
 FAILURE_MARK = "ContainerFailure: "
 """How the message of a container task's failure starts in the traceback Spark reports."""
 
 _LOCAL = re.compile(r"local(?:\[(\*|\d+)(?:,\s*(\d+))?\])?")
+_MEMORY = re.compile(r"(\d+)\s*([kmgtp]?)b?", re.IGNORECASE)
+_POSITIVE_PROPERTIES = (
+    "spark.task.cpus",
+    "spark.cores.max",
+    "spark.executor.cores",
+    MASTER_UI_PORT,
+)
 
 
 @dataclass(frozen=True)
@@ -116,22 +133,33 @@ def containers_needed(plan: packing_plan_pb2.PackingPlan) -> int:
     return 1 + len(plan.containers)
 
 
-def task_cpus(properties: Mapping[str, str]) -> int:
-    """``spark.task.cpus`` of ``properties`` (Spark's default: 1).
+def _positive(properties: Mapping[str, str], name: str) -> int | None:
+    """Spark property ``name`` of ``properties`` as a positive integer, None when unset.
 
     Raises:
-        ConfigurationError: not a positive integer.
+        ConfigurationError: set, but not a positive integer.
     """
-    raw = properties.get("spark.task.cpus", "1")
+    raw = properties.get(name)
+    if raw is None:
+        return None
     try:
         value = int(raw)
     except ValueError:
         value = 0
     if value < 1:
         raise ConfigurationError(
-            f"{SPARK_CONF_PREFIX.prefix}spark.task.cpus: expected a positive integer, got {raw!r}"
+            f"{SPARK_CONF_PREFIX.prefix}{name}: expected a positive integer, got {raw!r}"
         )
     return value
+
+
+def task_cpus(properties: Mapping[str, str]) -> int:
+    """``spark.task.cpus`` of ``properties`` (Spark's default: 1).
+
+    Raises:
+        ConfigurationError: not a positive integer.
+    """
+    return _positive(properties, "spark.task.cpus") or 1
 
 
 def spark_properties(
@@ -154,9 +182,11 @@ def spark_properties(
     container's packing-plan CPU rounded up. ``spark.master`` is the master key's.
 
     Raises:
-        ConfigurationError: ``spark.master`` set as a Spark property (use the master key), or
+        ConfigurationError: ``spark.master`` set as a Spark property (use the master key),
             ``spark.speculation`` on (a speculative copy of a container's task would run the
-            container twice).
+            container twice), or ``spark.task.cpus``, ``spark.cores.max``,
+            ``spark.executor.cores`` or ``spark.master.ui.port`` not a positive integer; the
+            message names the topology.
 
     >>> plan = packing_plan_pb2.PackingPlan(containers=[packing_plan_pb2.ContainerPlan(id=1)])
     >>> props = spark_properties({MASTER_KEY: "local[2]"}, "wc", plan, "/venv/bin/python")
@@ -187,7 +217,11 @@ def spark_properties(
         properties["spark.task.cpus"] = str(max(1, math.ceil(largest - 1e-9)))
     properties.update(user)
     properties["spark.master"] = str(config.get(MASTER_KEY, "local[2]"))
-    task_cpus(properties)  # validated here, before any JVM starts
+    for name in _POSITIVE_PROPERTIES:  # validated here, before any JVM starts
+        try:
+            _positive(properties, name)
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"topology {topology_name!r}: {exc}") from None
     return properties
 
 
@@ -207,10 +241,139 @@ def fixed_slot_limit(master: SparkMaster, properties: Mapping[str, str]) -> tupl
         threads = master.local_slots
         plural = "s" * (threads != 1)
         return threads // cpus, f"master {master.url} runs {threads} task thread{plural}{each}"
-    cores_max = properties.get("spark.cores.max")
-    if cores_max is not None and cores_max.strip().isdigit():
-        return int(cores_max) // cpus, f"spark.cores.max={cores_max.strip()}{each}"
+    cores_max = _positive(properties, "spark.cores.max")
+    if cores_max is not None and master.kind == "standalone":
+        return cores_max // cpus, f"spark.cores.max={cores_max}{each}"
     return None
+
+
+def master_state_urls(master: SparkMaster, properties: Mapping[str, str]) -> list[str]:
+    """Where each master of a ``spark://`` URL serves its state: ``/json/`` of its web UI, on
+    port ``spark.master.ui.port`` of ``properties`` (Spark's default: 8080).
+
+    >>> master_state_urls(parse_master("spark://a:7077,[::1]:7078"),
+    ...                   {"spark.master.ui.port": "8081"})
+    ['http://a:8081/json/', 'http://[::1]:8081/json/']
+    """
+    port = properties.get(MASTER_UI_PORT, str(MASTER_UI_DEFAULT_PORT)).strip()
+    hosts = (f"[{host}]" if ":" in host else host for host, _ in master.endpoints)
+    return [f"http://{host}:{port}/json/" for host in hosts]
+
+
+def master_state_problem(state: Any, port: int) -> str | None:
+    """Why the ``/json/`` document ``state`` cannot be used as the state of the master on RPC
+    port ``port`` (None when it can): not a master's document, another master's (its
+    ``url`` has another port: another web server answered), or a master not ALIVE (a
+    standby of a highly available pair).
+
+    >>> state = {"url": "spark://m:7077", "status": "ALIVE", "workers": []}
+    >>> master_state_problem(state, 7077) is None
+    True
+    >>> master_state_problem(state, 7078)
+    "the state of another master ('spark://m:7077')"
+    >>> master_state_problem({**state, "status": "STANDBY"}, 7077)
+    'that master is STANDBY'
+    >>> master_state_problem(["not", "a", "master"], 7077)
+    "not a Spark master's state"
+    """
+    if not isinstance(state, dict) or not isinstance(state.get("workers"), list):
+        return "not a Spark master's state"
+    try:
+        served = urllib.parse.urlsplit(str(state.get("url", ""))).port
+    except ValueError:
+        served = None
+    if served != port:
+        return f"the state of another master ({state.get('url')!r})"
+    if state.get("status") != "ALIVE":
+        return f"that master is {state.get('status')}"
+    return None
+
+
+def memory_mb(text: str) -> int | None:
+    """A Spark memory string (``512m``, ``2g``, ``1024k``; no unit: bytes) in MiB, as Spark
+    reads ``spark.executor.memory``; None when it does not parse.
+
+    >>> memory_mb("2g"), memory_mb("512M"), memory_mb("1048576"), memory_mb("lots")
+    (2048, 512, 1, None)
+    """
+    match = _MEMORY.fullmatch(text.strip())
+    if match is None:
+        return None
+    scale = 1024 ** " kmgtp".index((match.group(2) or " ").lower())
+    return int(match.group(1)) * scale // 1024**2
+
+
+def _executor_memory_mb(properties: Mapping[str, str], environ: Mapping[str, str]) -> int | None:
+    """The memory an executor of the application asks of a worker, as the SparkContext
+    resolves it: ``spark.executor.memory``, ``$SPARK_EXECUTOR_MEMORY``, ``$SPARK_MEM``, else
+    1024 MiB; None when the setting does not parse (Spark will say so itself)."""
+    for value in (
+        properties.get("spark.executor.memory"),
+        environ.get("SPARK_EXECUTOR_MEMORY"),
+        environ.get("SPARK_MEM"),
+    ):
+        if value:
+            return memory_mb(value)
+    return 1024
+
+
+def standalone_slot_limit(
+    state: Mapping[str, Any], properties: Mapping[str, str], environ: Mapping[str, str]
+) -> tuple[int, str]:
+    """The most task slots a new application gets from a standalone master now, with why:
+    the free cores of the master's ALIVE workers (its ``/json/`` document ``state``), as the
+    master hands them out: on each worker, executors of ``spark.executor.cores`` cores (by
+    default one executor taking every free core) that each fit the worker's free memory
+    (``spark.executor.memory``, see `_executor_memory_mb`; ``environ`` is the driver's
+    environment), each executor giving ``cores // spark.task.cpus`` slots; at most
+    ``spark.cores.max`` cores in all. Never less than what the master would grant (anything
+    unknown counts as fitting), so a shortfall here is certain until other applications end
+    or workers join.
+
+    >>> workers = [{"state": "ALIVE", "cores": 2, "coresfree": 2, "memoryfree": 2048}] * 2
+    >>> standalone_slot_limit({"workers": workers}, {}, {})
+    (4, "4 free cores on the Spark master's 2 ALIVE workers")
+    >>> standalone_slot_limit({"workers": workers}, {"spark.executor.memory": "4g"}, {})
+    (0, "4 free cores on the Spark master's 2 ALIVE workers; none has the 4096 MiB of free \
+memory an executor needs (spark.executor.memory)")
+    """
+    cpus = task_cpus(properties)
+    per_executor = _positive(properties, "spark.executor.cores")
+    memory = _executor_memory_mb(properties, environ)
+    slots = alive = free_cores = all_cores = short = 0
+    for worker in state.get("workers", ()):
+        if worker.get("state") != "ALIVE":
+            continue
+        alive += 1
+        free = int(worker.get("coresfree", 0))
+        free_cores += free
+        all_cores += int(worker.get("cores", 0))
+        fit = free if memory is None else int(worker.get("memoryfree", 0)) // max(memory, 1)
+        if fit < 1:
+            short += 1
+        if per_executor is not None:
+            slots += min(free // per_executor, fit) * (per_executor // cpus)
+        elif fit >= 1:
+            slots += free // cpus
+    why = (
+        f"{free_cores} free core{'s' * (free_cores != 1)} on the Spark master's {alive} ALIVE "
+        f"worker{'s' * (alive != 1)}"
+    )
+    if all_cores > free_cores:
+        why += f", {all_cores - free_cores} of their {all_cores} taken by other applications"
+    if per_executor is not None:
+        why += f", {per_executor} per executor (spark.executor.cores)"
+    if cpus > 1:
+        why += f", spark.task.cpus={cpus} per task"
+    if short and memory is not None:
+        which = "none has" if short == alive else f"{short} of them lack{'s' * (short == 1)}"
+        why += (
+            f"; {which} the {memory} MiB of free memory an executor needs (spark.executor.memory)"
+        )
+    cores_max = _positive(properties, "spark.cores.max")
+    if cores_max is not None and cores_max // cpus < slots:
+        slots, why = cores_max // cpus, f"{why}; spark.cores.max={cores_max}"
+    return slots, why
 
 
 def slot_shortfall(

@@ -144,7 +144,8 @@ does not exist (run the command inside a project made by 'sparse quickstart', or
         ``envs`` is empty).
 
         Raises:
-            ConfigurationError: no such environment, or several and no name.
+            ConfigurationError: no such environment, several and no name, or one whose
+                ``options`` is not an object or whose ``cluster`` is not a name.
         """
         envs = self.config.get("envs") or {}
         if not isinstance(envs, dict):
@@ -163,6 +164,19 @@ does not exist (run the command inside a project made by 'sparse quickstart', or
             raise ConfigurationError(
                 f"{self.config_file} has no environment {name!r} (environments: "
                 f"{', '.join(envs) or 'none'})"
+            )
+        options = env.get("options")
+        if options is not None and not isinstance(options, dict):
+            raise ConfigurationError(
+                f'{self.config_file}: environment {name!r}, "options": expected an object of '
+                f"config keys and values, got {options!r}"
+            )
+        cluster = env.get("cluster")
+        if cluster is not None and not (isinstance(cluster, str) and cluster.strip()):
+            raise ConfigurationError(
+                f'{self.config_file}: environment {name!r}, "cluster": expected the name of a '
+                f"heron cluster (local, localzk, spark, or a <name>.yaml of --config-path), "
+                f"got {cluster!r}"
             )
         return name, env
 

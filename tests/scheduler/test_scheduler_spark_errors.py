@@ -99,6 +99,12 @@ def test_too_few_slots_on_a_local_master(spark_run: SparkTopologyRun) -> None:
 def test_too_few_slots_on_a_cluster(
     spark: SparkStandaloneCluster, spark_run: SparkTopologyRun
 ) -> None:
+    def applications() -> int:
+        apps = spark.applications("heron-broken")
+        return len(apps["active"]) + len(apps["completed"])
+
+    started = applications()
+    # spark.cores.max caps the slots: known from the config, before Spark starts.
     capped = _fails(
         spark_run,
         spark.master_url,
@@ -107,14 +113,37 @@ def test_too_few_slots_on_a_cluster(
     )
     assert capped.startswith("topology 'broken' needs 3 Spark task slots")
     assert "the application has 2 (spark.cores.max=2): raise spark.cores.max" in capped
-    # Five containers on two 2-core workers: known once the executors registered.
-    short = _fails(spark_run, spark.master_url, "topology.stmgrs=4")
+    # Five containers on two 2-core workers: known from the master's state (its web UI's
+    # /json/), before Spark starts.
+    ui_port = spark.web_url.rsplit(":", 1)[1]
+    short = _fails(
+        spark_run,
+        spark.master_url,
+        "topology.stmgrs=4",
+        f"heron.scheduler.spark.conf.spark.master.ui.port={ui_port}",
+    )
+    assert short == (
+        "topology 'broken' needs 5 Spark task slots (one per container: the topology "
+        "manager's and 4 stream managers'), the application has 4 (4 free cores on the Spark "
+        "master's 2 ALIVE workers): raise spark.cores.max or the workers' cores "
+        "(heron.scheduler.spark.conf.spark.cores.max), or lower topology.stmgrs"
+    )
+    assert applications() == started, "a Spark application started for a check without one"
+    # Without the master's web UI (nothing serves its state on port 8080), the slots are
+    # counted once the executors registered (within 20 s: a loaded machine starts them slowly).
+    short = _fails(
+        spark_run,
+        spark.master_url,
+        "topology.stmgrs=4",
+        "heron.scheduler.spark.slots.timeout.secs=20",
+    )
     assert short.startswith("topology 'broken' needs 5 Spark task slots")
     assert re.search(r"the application has [0-4] \(executors that registered within \d+ s\)", short)
     assert short.endswith(
         "raise spark.cores.max or the workers' cores "
         "(heron.scheduler.spark.conf.spark.cores.max), or lower topology.stmgrs"
     )
+    assert applications() == started + 1
 
 
 def test_zookeeper_unreachable_names_the_connection_string(spark_run: SparkTopologyRun) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import stat
 import sys
 import tarfile
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from heron_core.config import build_config
 from heron_core.errors import ConfigurationError, SchedulerError, StateManagerError
 from heron_core.executor import DaemonContext, desired_processes
+from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.proto import packing_plan_pb2
 from heron_core.scheduler import (
     SHIPPED,
@@ -27,9 +29,12 @@ from heron_core.scheduler import (
 from heron_core.scheduler._spark_conf import (
     describe_job_failure,
     fixed_slot_limit,
+    master_state_urls,
+    memory_mb,
     parse_master,
     slot_shortfall,
     spark_properties,
+    standalone_slot_limit,
 )
 from heron_core.scheduler._spark_task import ContainerTask, task_host
 from heron_core.scheduler.service import ServiceReport, parse_report
@@ -125,6 +130,25 @@ def test_bad_master_urls_name_the_key(url: str) -> None:
         parse_master(url)
 
 
+def test_config_errors_at_submit_name_the_topology() -> None:
+    bad = build_config(
+        {"heron.class.state.manager": "zookeeper"},
+        {"topology.name": "wc"},
+        {"heron.scheduler.spark.master": "spark://:7077"},
+    )
+    with pytest.raises(
+        ConfigurationError, match=r"^topology 'wc': heron\.scheduler\.spark\.master: "
+    ):
+        SparkScheduler().validate_config(bad)
+    forbidden = build_config(
+        {"heron.class.state.manager": "zookeeper"},
+        {"topology.name": "wc"},
+        {"heron.scheduler.spark.conf.spark.master": "yarn"},
+    )
+    with pytest.raises(ConfigurationError, match=r"^topology 'wc': .*spark\.master is not allowed"):
+        SparkScheduler().validate_config(forbidden)
+
+
 # --- the SparkConf ---------------------------------------------------------------------------
 
 
@@ -168,6 +192,9 @@ def test_packing_mode_reserves_the_largest_containers_cpus() -> None:
         ("spark.speculation", "true", "must stay false: a speculative copy"),
         ("spark.master", "yarn", r"set heron\.scheduler\.spark\.master instead"),
         ("spark.task.cpus", "zero", "expected a positive integer"),
+        ("spark.cores.max", "two", r"'wc': .*spark\.cores\.max: expected a positive integer"),
+        ("spark.executor.cores", "0", "spark.executor.cores: expected a positive integer"),
+        ("spark.master.ui.port", "ui", "spark.master.ui.port: expected a positive integer"),
     ],
 )
 def test_spark_properties_refuse_what_breaks_containers(key: str, value: str, message: str) -> None:
@@ -192,6 +219,91 @@ def test_fixed_slot_limits() -> None:
     )
     assert fixed_slot_limit(parse_master("spark://m"), {}) is None
     assert fixed_slot_limit(parse_master("yarn"), {}) is None
+    # spark.cores.max caps a standalone application only (YARN and Kubernetes ignore it).
+    assert fixed_slot_limit(parse_master("yarn"), {"spark.cores.max": "1"}) is None
+
+
+def _worker(
+    cores: int, free: int, memory_free: int = 2048, state: str = "ALIVE"
+) -> dict[str, object]:
+    return {"state": state, "cores": cores, "coresfree": free, "memoryfree": memory_free}
+
+
+@pytest.mark.parametrize(
+    ("workers", "properties", "environ", "slots", "why"),
+    [
+        (
+            [_worker(2, 2), _worker(2, 2)],
+            {},
+            {},
+            4,
+            "4 free cores on the Spark master's 2 ALIVE workers",
+        ),
+        (
+            [_worker(4, 1), _worker(2, 0), _worker(8, 8, state="DEAD")],
+            {},
+            {},
+            1,
+            "1 free core on the Spark master's 2 ALIVE workers, 5 of their 6 taken by other "
+            "applications",
+        ),
+        (
+            [_worker(5, 5), _worker(3, 3)],
+            {"spark.executor.cores": "2", "spark.task.cpus": "2"},
+            {},
+            3,
+            "8 free cores on the Spark master's 2 ALIVE workers, 2 per executor "
+            "(spark.executor.cores), spark.task.cpus=2 per task",
+        ),
+        (
+            [_worker(4, 4, memory_free=1536), _worker(4, 4, memory_free=512)],
+            {"spark.executor.cores": "1"},
+            {},
+            1,
+            "8 free cores on the Spark master's 2 ALIVE workers, 1 per executor "
+            "(spark.executor.cores); 1 of them lacks the 1024 MiB of free memory an executor "
+            "needs (spark.executor.memory)",
+        ),
+        ([_worker(4, 4, memory_free=1536)], {}, {"SPARK_EXECUTOR_MEMORY": "2g"}, 0, None),
+        ([_worker(4, 4, memory_free=1536)], {}, {"SPARK_EXECUTOR_MEMORY": "1g"}, 4, None),
+        ([_worker(4, 4)], {"spark.executor.memory": "plenty"}, {}, 4, None),
+        (
+            [_worker(4, 4), _worker(4, 4)],
+            {"spark.cores.max": "3"},
+            {},
+            3,
+            "8 free cores on the Spark master's 2 ALIVE workers; spark.cores.max=3",
+        ),
+        ([], {}, {}, 0, "0 free cores on the Spark master's 0 ALIVE workers"),
+    ],
+)
+def test_standalone_slot_limits_count_what_the_master_can_grant(
+    workers: list[dict[str, object]],
+    properties: dict[str, str],
+    environ: dict[str, str],
+    slots: int,
+    why: str | None,
+) -> None:
+    got = standalone_slot_limit({"workers": workers}, properties, environ)
+    assert got[0] == slots
+    if why is not None:
+        assert got[1] == why
+
+
+def test_the_master_state_is_read_from_its_web_ui() -> None:
+    assert master_state_urls(parse_master("spark://m:7077"), {}) == ["http://m:8080/json/"]
+    assert master_state_urls(parse_master("spark://a:1,b:2"), {"spark.master.ui.port": "9090"}) == [
+        "http://a:9090/json/",
+        "http://b:9090/json/",
+    ]
+    assert [memory_mb(t) for t in ("1g", "1536m", "2048k", "3t", "1.5g", "")] == [
+        1024,
+        1536,
+        2,
+        3 * 1024**2,
+        None,
+        None,
+    ]
 
 
 def test_slot_shortfall_on_a_cluster_names_the_fix() -> None:
@@ -291,9 +403,12 @@ def test_daemons_bind_the_executors_host() -> None:
 # --- the container package -------------------------------------------------------------------
 
 
-def test_the_package_ships_the_code_with_modes_into_a_fresh_directory(tmp_path: Path) -> None:
-    assert SHIPPED == ("code",)
+def test_the_package_ships_the_code_and_keys_with_modes_into_a_fresh_directory(
+    tmp_path: Path,
+) -> None:
+    assert SHIPPED == ("code", KEYS_DIR)
     w = tmp_path / "w"
+    keys = TopologyKeys.create(w / KEYS_DIR)
     (w / "code" / "data").mkdir(parents=True)
     (w / "code" / "data" / "words.txt").write_text("a b")
     script = w / "code" / "run.sh"
@@ -304,8 +419,12 @@ def test_the_package_ships_the_code_with_modes_into_a_fresh_directory(tmp_path: 
     archive = build_package(w, tmp_path / "pkg")
     target = tmp_path / "container"
     (target / "stale").mkdir(parents=True)
+    assert stat.S_IMODE(archive.stat().st_mode) == 0o600  # it holds the secret key
     unpack_package(archive, target)
-    assert sorted(p.name for p in target.iterdir()) == ["code", "logs"]
+    assert sorted(p.name for p in target.iterdir()) == ["code", "keys", "logs"]
+    assert TopologyKeys.load(target / KEYS_DIR) == keys
+    assert stat.S_IMODE((target / KEYS_DIR).stat().st_mode) == 0o700
+    assert {stat.S_IMODE(p.stat().st_mode) for p in (target / KEYS_DIR).iterdir()} == {0o600}
     assert (target / "code" / "data" / "words.txt").read_text() == "a b"
     assert os.access(target / "code" / "run.sh", os.X_OK)
     assert list((target / "logs").iterdir()) == []

@@ -1,8 +1,9 @@
 """``heron sparse``: streamparse's ``sparse`` verbs for a project's topologies on heron.
 
 ``run`` runs the topology in the foreground; ``submit``, ``kill`` and ``list`` act on the
-cluster the environment names (its ``cluster`` key, default ``local``); ``tail`` prints and
-follows the instances' logs. Run them in the project directory (or pass ``--config``).
+cluster the environment names (its ``cluster`` key, default ``local``), with the cluster's
+settings from the ``heron.*`` keys of its ``options``; ``tail`` prints and follows the
+instances' logs. Run them in the project directory (or pass ``--config``).
 
 >>> sorted(sparse.commands)
 ['kill', 'list', 'run', 'submit', 'tail']

@@ -6,10 +6,10 @@ import click
 
 from heron_core.client import kill
 from storm_compat.streamparse.cli._options import (
-    cluster_of,
     config_option,
     environment_option,
     heron_options,
+    load_environment,
     load_project,
     progress,
 )
@@ -32,10 +32,18 @@ def kill_command(
     config_path: str | None,
 ) -> None:
     """Kill the topology on the environment's cluster: stop its processes, delete its state
-    and working directory."""
+    and working directory (the cluster's settings come from the environment's "options", as
+    for submit)."""
     project = load_project(config)
-    _, env_config = project.environment(env)
-    cluster = cluster_of(env_config)
+    target = load_environment(project, env, config_path)
     topology = name if name is not None else project.topology_file()[0]
-    kill(cluster, topology, config_path, heron_home=heron_home, progress=progress)
-    click.echo(f"killed topology {topology!r} on {cluster!r}")
+    with target.naming(topology):
+        kill(
+            target.cluster,
+            topology,
+            config_path,
+            heron_home=heron_home,
+            overrides=target.properties,
+            progress=progress,
+        )
+    click.echo(f"killed topology {topology!r} on {target.cluster!r}")

@@ -6,10 +6,10 @@ import click
 
 from heron_core.client import list_topologies
 from storm_compat.streamparse.cli._options import (
-    cluster_of,
     config_option,
     environment_option,
     heron_options,
+    load_environment,
     load_project,
 )
 
@@ -23,11 +23,15 @@ __all__ = ["list_command"]
 def list_command(
     env: str | None, config: str, heron_home: str | None, config_path: str | None
 ) -> None:
-    """List the topologies of the environment's cluster."""
+    """List the topologies of the environment's cluster (its settings come from the
+    environment's "options", as for submit)."""
     project = load_project(config)
-    _, env_config = project.environment(env)
-    cluster = cluster_of(env_config)
-    infos = list_topologies(cluster, config_path, heron_home=heron_home)
+    target = load_environment(project, env, config_path)
+    cluster = target.cluster
+    with target.naming():
+        infos = list_topologies(
+            cluster, config_path, heron_home=heron_home, overrides=target.properties
+        )
     if not infos:
         click.echo(f"no topologies on cluster {cluster!r}")
         return

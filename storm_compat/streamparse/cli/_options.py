@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import click
 
+from heron_core.config import load_cluster_config
+from heron_core.errors import ConfigurationError
+from storm_compat._context import naming_where
 from storm_compat.streamparse._project import CONFIG_FILE, SparseProject
 
 __all__ = [
     "CLUSTER_KEY",
+    "Environment",
     "cluster_of",
+    "cluster_properties",
     "config_option",
     "environment_option",
     "heron_options",
+    "load_environment",
     "load_project",
     "name_option",
     "progress",
@@ -40,6 +49,72 @@ def cluster_of(env: Mapping[str, Any]) -> str:
     ('local', 'localzk')
     """
     return str(env.get(CLUSTER_KEY) or "local")
+
+
+def cluster_properties(env: Mapping[str, Any]) -> tuple[str, ...]:
+    """The ``heron.*`` entries of an environment's ``options`` as ``key=value`` config
+    properties (the values as JSON, strings bare): the cluster's own settings, such as the
+    state manager's address or the Spark master, for the verbs that reach the cluster without
+    loading the topology (``kill``, ``list``, ``tail``). ``submit`` reads every option as the
+    topology's config instead, as streamparse does.
+
+    >>> cluster_properties({"options": {"heron.statemgr.connection.string": "zk:2181",
+    ...                                 "heron.statemgr.zookeeper.session.timeout.ms": 9000,
+    ...                                 "topology.workers": 2}})
+    ('heron.statemgr.connection.string=zk:2181', 'heron.statemgr.zookeeper.session.timeout.ms=9000')
+    """
+    options = env.get("options") or {}
+    return tuple(
+        f"{key}={value if isinstance(value, str) else json.dumps(value)}"
+        for key, value in options.items()
+        if key.startswith("heron.")
+    )
+
+
+@dataclass(frozen=True)
+class Environment:
+    """An environment of ``config.json`` and the heron cluster it names.
+
+    Attributes:
+        name: the environment's name (None when the project defines none).
+        config: the environment's object (streamparse's keys and heron's ``cluster``).
+        cluster: the cluster it names (`cluster_of`).
+        properties: its cluster settings as config properties (`cluster_properties`).
+    """
+
+    name: str | None
+    config: Mapping[str, Any]
+    cluster: str
+    properties: tuple[str, ...]
+
+    def naming(self, topology: str | None = None) -> contextlib.AbstractContextManager[None]:
+        """Within the block, a configuration or state-manager error (a bad or missing
+        cluster setting: an unknown key, a bad master URL, a ZooKeeper that does not answer)
+        names the topology, if any, and this environment, so the user knows what to fix where
+        (`naming_where`)."""
+        where = f"environment {self.name!r} of {CONFIG_FILE} (cluster {self.cluster!r})"
+        return naming_where(where, topology)
+
+
+def load_environment(
+    project: SparseProject, env: str | None, config_path: str | None = None
+) -> Environment:
+    """The environment ``env`` of the project (default: the only one) and its cluster.
+
+    Raises:
+        ConfigurationError: no such environment, a malformed one (`SparseProject.environment`),
+            or a ``cluster`` with no config (the message names the environment and lists the
+            known clusters).
+    """
+    name, config = project.environment(env)
+    cluster = cluster_of(config)
+    try:
+        load_cluster_config(cluster, config_path)
+    except ConfigurationError as exc:
+        raise ConfigurationError(
+            f'{project.config_file}: environment {name!r}, "{CLUSTER_KEY}": {exc}'
+        ) from None
+    return Environment(name, config, cluster, cluster_properties(config))
 
 
 def load_project(config: str) -> SparseProject:
@@ -73,7 +148,9 @@ def environment_option(func: F) -> F:
         "env",
         default=None,
         help="The environment of config.json (default: the only one). Its 'cluster' key names "
-        "the heron cluster (default: local).",
+        "the heron cluster (default: local); the 'heron.*' keys of its 'options' are the "
+        "cluster's settings (heron.statemgr.connection.string, heron.scheduler.spark.master, "
+        "...).",
     )(func)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -13,11 +13,12 @@ from heron_core.client import client_config, working_dir
 from heron_core.errors import SchedulerError
 from heron_core.statemgr import create_state_manager
 from storm_compat.streamparse.cli._options import (
-    cluster_of,
     config_option,
     environment_option,
     heron_options,
+    load_environment,
     load_project,
+    progress,
 )
 
 __all__ = ["follow_logs", "last_lines", "logs_dir", "tail_command"]
@@ -25,16 +26,32 @@ __all__ = ["follow_logs", "last_lines", "logs_dir", "tail_command"]
 INSTANCE_LOGS = "container_*"
 """The default pattern: the logs of the spout and bolt instances (what pystorm logs)."""
 
+ON_SPARK = (
+    "note: the spark scheduler runs the containers in Spark tasks, so their processes log "
+    "where each task runs: under containers/<K>/logs/ of the Spark executor's directory "
+    "(<SPARK_WORKER_DIR>/<application>/<executor>/ on a standalone worker; the topology's "
+    "working directory with a local[N] master); {logs} holds the scheduler's log"
+)
+"""Printed by ``tail`` when no log matches on a cluster whose scheduler is spark."""
+
 
 def logs_dir(
-    cluster: str, name: str, *, config_path: str | None = None, heron_home: str | None = None
+    cluster: str,
+    name: str,
+    *,
+    config_path: str | None = None,
+    heron_home: str | None = None,
+    overrides: Sequence[str] = (),
 ) -> Path:
-    """The ``logs`` directory of topology ``name`` on ``cluster``.
+    """The ``logs`` directory of topology ``name`` on ``cluster`` (``overrides``: ``key=value``
+    config properties, e.g. the state manager's address).
 
     Raises:
         SchedulerError: no such topology (the message lists those there).
     """
-    config = client_config(cluster, config_path=config_path, heron_home=heron_home)
+    config = client_config(
+        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
+    )
     with create_state_manager(config, cluster) as state:
         if state.get_topology(name) is None:
             known = ", ".join(state.list_topologies()) or "none"
@@ -123,14 +140,25 @@ def tail_command(
     heron_home: str | None,
     config_path: str | None,
 ) -> None:
-    """Print the last lines of the topology's instance logs; with -f, follow them."""
+    """Print the last lines of the topology's instance logs; with -f, follow them (the
+    cluster's settings come from the environment's "options", as for submit)."""
     project = load_project(config)
-    _, env_config = project.environment(env)
+    target = load_environment(project, env, config_path)
     topology = name if name is not None else project.topology_file()[0]
-    directory = logs_dir(
-        cluster_of(env_config), topology, config_path=config_path, heron_home=heron_home
-    )
+    with target.naming(topology):
+        directory = logs_dir(
+            target.cluster,
+            topology,
+            config_path=config_path,
+            heron_home=heron_home,
+            overrides=target.properties,
+        )
+        scheduler = client_config(
+            target.cluster, config_path=config_path, overrides=target.properties
+        )["heron.class.scheduler"]
     pattern = pattern if pattern.endswith(".log") else f"{pattern}.log"
+    if scheduler == "spark" and not any(directory.glob(pattern)):
+        progress(ON_SPARK.format(logs=directory))
     for path in sorted(directory.glob(pattern)):
         click.echo(f"==> {path.name} <==")
         for line in last_lines(path, num_lines):
