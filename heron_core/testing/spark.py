@@ -5,7 +5,10 @@ pyspark's own ``bin/spark-class`` (``SPARK_HOME`` is the installed ``pyspark`` p
 comes from ``JAVA_HOME`` or ``PATH``), each in a process group of its own, on free ports, with
 ``SPARK_WORKER_DIR`` in a temporary directory. :meth:`~SparkStandaloneCluster.stop` ends every
 process by process group (the executors a worker launched are in its group) and removes the
-files. Nothing but ``pip install pyspark`` and a Java 17 or 21 is needed.
+files. Nothing but ``pip install pyspark`` and a Java 17 or 21 is needed. The master may bind
+another local address, and each worker may run on a host of its own (a :class:`WorkerSite`:
+its address and a command prefix such as ``ip netns exec NS``, see
+``heron_core.testing.netns``).
 
 >>> cluster = SparkStandaloneCluster(workers=1, cores=1)
 >>> cluster.master_url
@@ -25,20 +28,28 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Self
 
 import psutil
 
 __all__ = [
+    "QUICK_START_JAVA_OPTIONS",
     "SparkClusterError",
     "SparkStandaloneCluster",
+    "WorkerSite",
     "executor_jvms",
     "free_port",
     "spark_home",
 ]
 
 _STOP_GRACE_S = 10.0
+
+QUICK_START_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+"""JVM options that start a short-lived test JVM with less CPU (the C1 compiler only, the serial
+collector): about half the start-up time of a whole cluster on a loaded 2-core machine."""
 
 
 class SparkClusterError(RuntimeError):
@@ -60,10 +71,10 @@ def spark_home() -> Path:
     return Path(pyspark.__file__).resolve().parent
 
 
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` (a local address) right now."""
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((host, 0))
         port: int = probe.getsockname()[1]
         return port
 
@@ -83,14 +94,41 @@ def executor_jvms(app_id: str) -> list[psutil.Process]:
     return found
 
 
+@dataclass(frozen=True)
+class WorkerSite:
+    """Where one worker of a :class:`SparkStandaloneCluster` runs.
+
+    Attributes:
+        host: the address the worker binds (``--host``) and its executors bind and advertise;
+            it must reach the master's host.
+        prefix: the command the worker's ``spark-class`` runs under (``("ip", "netns",
+            "exec", "ns1")`` runs it in that network namespace); it must exec the command, so
+            that the worker keeps the pid and process group it was started with.
+        local_ip: whether the worker's environment has ``SPARK_LOCAL_IP=<host>``, which its
+            executors and their Python workers inherit; without it, what runs there picks its
+            address itself (a container's daemons: the one that routes to the driver).
+    """
+
+    host: str = "127.0.0.1"
+    prefix: tuple[str, ...] = ()
+    local_ip: bool = True
+
+
 class SparkStandaloneCluster:
     """A standalone master and ``workers`` workers on 127.0.0.1, started by :meth:`start`.
 
     Args:
-        workers: how many workers.
+        workers: how many workers (on ``host``); ignored when ``sites`` is given.
         cores: cores each worker offers.
         memory: memory each worker offers (Spark's notation, ``"2g"``).
         startup_timeout_s: how long :meth:`start` waits for every worker to be ALIVE.
+        host: the local address the master binds (its RPC port and web UI); the workers must
+            reach it.
+        sites: one worker per site, each on its own address and under its own command
+            prefix; default: ``workers`` workers on ``host``.
+        java_options: JVM options of the master and the workers (``SPARK_DAEMON_JAVA_OPTS``),
+            such as :data:`QUICK_START_JAVA_OPTIONS`; the applications' executors take theirs
+            from ``spark.executor.extraJavaOptions``.
     """
 
     def __init__(
@@ -100,13 +138,20 @@ class SparkStandaloneCluster:
         cores: int = 2,
         memory: str = "2g",
         startup_timeout_s: float = 120.0,
+        host: str = "127.0.0.1",
+        sites: Sequence[WorkerSite] | None = None,
+        java_options: str = "",
     ) -> None:
-        self._workers = workers
+        self._host = host
+        self._java_options = java_options
+        self._sites = tuple(sites) if sites is not None else (WorkerSite(host),) * workers
+        self._workers = len(self._sites)
         self._cores = cores
         self._memory = memory
         self._startup_timeout_s = startup_timeout_s
         self._directory: Path | None = None
         self._processes: list[subprocess.Popen[bytes]] = []
+        self._pids: dict[str, int] = {}
         self._logs: list[IO[bytes]] = []
         self._port = 0
         self._webui_port = 0
@@ -114,32 +159,43 @@ class SparkStandaloneCluster:
 
     @property
     def master_url(self) -> str:
-        """``spark://127.0.0.1:<port>`` ("" before :meth:`start`)."""
-        return f"spark://127.0.0.1:{self._port}" if self._port else ""
+        """``spark://<host>:<port>`` ("" before :meth:`start`)."""
+        return f"spark://{self._host}:{self._port}" if self._port else ""
 
     @property
     def web_url(self) -> str:
-        """The master's web UI, ``http://127.0.0.1:<port>`` ("" before :meth:`start`)."""
-        return f"http://127.0.0.1:{self._webui_port}" if self._webui_port else ""
+        """The master's web UI, ``http://<host>:<port>`` ("" before :meth:`start`)."""
+        return f"http://{self._host}:{self._webui_port}" if self._webui_port else ""
 
     @property
     def work_dir(self) -> Path | None:
         """``SPARK_WORKER_DIR``: the applications' executor directories (None when stopped)."""
         return None if self._directory is None else self._directory / "work"
 
-    def environment(self) -> dict[str, str]:
-        """The environment the daemons run in (``SPARK_HOME``, ``SPARK_LOCAL_IP``, ...)."""
+    @property
+    def daemon_pids(self) -> dict[str, int]:
+        """The pid of each daemon, by name (``master``, ``worker-0``, ...); each leads its
+        process group. Empty when stopped."""
+        return dict(self._pids)
+
+    def environment(self, local_ip: str | None = "127.0.0.1") -> dict[str, str]:
+        """The environment a daemon runs in (``SPARK_HOME``, ``SPARK_LOCAL_IP``, ...); no
+        ``SPARK_LOCAL_IP`` when ``local_ip`` is None."""
         assert self._directory is not None
         env = dict(os.environ)
         env.update(
             SPARK_HOME=str(spark_home()),
             SPARK_WORKER_DIR=str(self._directory / "work"),
             SPARK_LOG_DIR=str(self._directory / "logs"),
-            SPARK_LOCAL_IP="127.0.0.1",
             SPARK_DAEMON_MEMORY="256m",
             SPARK_NO_DAEMONIZE="1",
         )
         env.pop("SPARK_CONF_DIR", None)
+        env.pop("SPARK_LOCAL_IP", None)
+        if local_ip is not None:
+            env["SPARK_LOCAL_IP"] = local_ip
+        if self._java_options:
+            env["SPARK_DAEMON_JAVA_OPTS"] = self._java_options
         return env
 
     def start(self) -> None:
@@ -157,7 +213,7 @@ class SparkStandaloneCluster:
         self._directory = Path(tempfile.mkdtemp(prefix="heron-spark-"))
         (self._directory / "work").mkdir()
         (self._directory / "logs").mkdir()
-        self._port, self._webui_port = free_port(), free_port()
+        self._port, self._webui_port = free_port(self._host), free_port(self._host)
         spark_class = str(home / "bin" / "spark-class")
         try:
             self._launch(
@@ -166,25 +222,27 @@ class SparkStandaloneCluster:
                     spark_class,
                     "org.apache.spark.deploy.master.Master",
                     "--host",
-                    "127.0.0.1",
+                    self._host,
                     "--port",
                     str(self._port),
                     "--webui-port",
                     str(self._webui_port),
                 ],
+                self._host,
             )
-            for index in range(self._workers):
+            for index, site in enumerate(self._sites):
                 self._launch(
                     f"worker-{index}",
                     [
+                        *site.prefix,
                         spark_class,
                         "org.apache.spark.deploy.worker.Worker",
                         "--host",
-                        "127.0.0.1",
+                        site.host,
                         "--port",
-                        str(free_port()),
+                        "0",  # Spark picks a free port on the worker's host
                         "--webui-port",
-                        str(free_port()),
+                        "0",
                         "--cores",
                         str(self._cores),
                         "--memory",
@@ -193,27 +251,28 @@ class SparkStandaloneCluster:
                         str(self._directory / "work"),
                         self.master_url,
                     ],
+                    site.host if site.local_ip else None,
                 )
             self._wait_until_alive()
         except BaseException:
             self.stop()
             raise
 
-    def _launch(self, name: str, argv: list[str]) -> None:
+    def _launch(self, name: str, argv: list[str], local_ip: str | None) -> None:
         assert self._directory is not None
         log = open(self._directory / "logs" / f"{name}.log", "wb")  # noqa: SIM115 (stop closes)
         self._logs.append(log)
-        self._processes.append(
-            subprocess.Popen(
-                argv,
-                env=self.environment(),
-                cwd=self._directory,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
+        process = subprocess.Popen(
+            argv,
+            env=self.environment(local_ip),
+            cwd=self._directory,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
+        self._processes.append(process)
+        self._pids[name] = process.pid
 
     def _wait_until_alive(self) -> None:
         deadline = time.monotonic() + self._startup_timeout_s
@@ -260,6 +319,7 @@ class SparkStandaloneCluster:
         """End every daemon and executor by process group (SIGTERM, SIGKILL after 10 s), then
         remove the files. Idempotent; :meth:`log_text` still answers afterwards."""
         processes, self._processes = self._processes, []
+        self._pids = {}
         groups = [process.pid for process in processes]  # each leads its own group
         for group in groups:
             with contextlib.suppress(ProcessLookupError):

@@ -57,6 +57,8 @@ class ZooKeeperServer:
         java: the ``java`` executable; default: the one on ``PATH``.
         zookeeper_jar: the server jar; default :data:`ZOOKEEPER_JAR`.
         startup_timeout_s: how long :meth:`start` waits for the server to serve.
+        host: the local address the client port binds (and the connection string names);
+            another host's processes reach the server only when it is not loopback.
     """
 
     def __init__(
@@ -65,8 +67,10 @@ class ZooKeeperServer:
         java: str | None = None,
         zookeeper_jar: Path = ZOOKEEPER_JAR,
         startup_timeout_s: float = 60.0,
+        host: str = "127.0.0.1",
     ) -> None:
         self._java = java or shutil.which("java")
+        self._host = host
         self._jar = zookeeper_jar
         self._startup_timeout_s = startup_timeout_s
         self._port = 0
@@ -77,8 +81,9 @@ class ZooKeeperServer:
 
     @property
     def connection_string(self) -> str:
-        """``127.0.0.1:<port>``, for ``heron.statemgr.connection.string`` or kazoo."""
-        return f"127.0.0.1:{self._port}"
+        """``<host>:<port>`` (``127.0.0.1:<port>`` by default), for
+        ``heron.statemgr.connection.string`` or kazoo."""
+        return f"{self._host}:{self._port}"
 
     @property
     def port(self) -> int:
@@ -108,10 +113,10 @@ class ZooKeeperServer:
         conf, data = self._directory / "conf", self._directory / "data"
         conf.mkdir()
         data.mkdir()
-        self._port = _free_port()
+        self._port = _free_port(self._host)
         (conf / "zoo.cfg").write_text(
             f"tickTime=500\ndataDir={data}\nclientPort={self._port}\n"
-            "clientPortAddress=127.0.0.1\nmaxClientCnxns=0\n"
+            f"clientPortAddress={self._host}\nmaxClientCnxns=0\n"
             "minSessionTimeout=1000\nmaxSessionTimeout=60000\n"
             "admin.enableServer=false\n4lw.commands.whitelist=srvr,ruok\n"
             "forceSync=no\npreAllocSize=1024\n"
@@ -210,15 +215,15 @@ class ZooKeeperServer:
 
     def _four_letter_word(self, word: bytes) -> bytes:
         try:
-            with socket.create_connection(("127.0.0.1", self._port), timeout=2) as connection:
+            with socket.create_connection((self._host, self._port), timeout=2) as connection:
                 connection.sendall(word)
                 return b"".join(iter(lambda: connection.recv(4096), b""))
         except OSError:
             return b""
 
 
-def _free_port() -> int:
+def _free_port(host: str) -> int:
     with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+        probe.bind((host, 0))
         port: int = probe.getsockname()[1]
         return port

@@ -5,13 +5,11 @@ standalone workers, printed when the test fails, and the check that a kill left 
 from __future__ import annotations
 
 import contextlib
-from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from spark_support import processes_of, wait_for, znodes_naming
-from spark_word_count import expected_counts, read_log
 
 from heron_core.testing.spark import SparkStandaloneCluster
 
@@ -42,18 +40,6 @@ def containers_logged_on_failure(spark: SparkStandaloneCluster, app_name: str) -
         for path, text in container_logs(spark, app_name).items():
             print(f"===== {path} =====\n{text[-4000:]}")
         raise
-
-
-def assert_exact(out: Path, sentences: int) -> None:
-    """The word count that logged to ``out`` counted every word of the first ``sentences``
-    sentences exactly once, and every sentence was acked, none failed."""
-    spout = read_log(out, "spout")
-    assert [r["fail"] for r in spout if "fail" in r] == [], "a sentence tree failed"
-    assert sorted(r["ack"] for r in spout if "ack" in r) == list(range(sentences))
-    counted = read_log(out, "count")
-    places = Counter((r["sid"], r["position"]) for r in counted)
-    assert len(places) == sentences * 5 and max(places.values()) == 1
-    assert Counter(r["word"] for r in counted) == expected_counts(sentences)
 
 
 def assert_nothing_left(

@@ -4,12 +4,14 @@ processes and the Spark executor JVMs hosting its containers."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import shutil
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 import psutil
 import pytest
 from kazoo.client import KazooClient
+from spark_word_count import expected_counts, read_log
 
 from heron_core.testing.processes import isolated_home
 
@@ -36,6 +39,7 @@ class SparkTopologyRun:
         out: where the word count's components log.
         topology: the topology file (a copy of ``spark_word_count.py`` in its own directory,
             so that the code package holds only it).
+        environment: the environment of the ``heron`` commands (default `spark_env`).
     """
 
     home: Path
@@ -44,6 +48,7 @@ class SparkTopologyRun:
     topology: Path
     submitted_at: float = 0.0
     properties: list[str] = field(default_factory=list)
+    environment: dict[str, str] | None = None
 
     def state_properties(self) -> list[str]:
         """The ``--config-property`` flags naming the test's ZooKeeper root."""
@@ -67,7 +72,7 @@ class SparkTopologyRun:
             text=True,
             timeout=timeout,
             check=False,
-            env=env if env is not None else spark_env(),
+            env=env if env is not None else self.environment or spark_env(),
         )
 
     def submit(
@@ -105,18 +110,33 @@ def spark_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(name="spark_run")
-def spark_run_fixture(
-    request: pytest.FixtureRequest, tmp_path: Path, zk_config: dict[str, Any]
+@contextlib.contextmanager
+def topology_run(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    zk: dict[str, Any],
+    environment: dict[str, str] | None = None,
 ) -> Iterator[SparkTopologyRun]:
-    """A `SparkTopologyRun`; at teardown every process mentioning the test's directory is
-    killed by pid (failing the test) and every log under it is printed if the test failed."""
+    """A `SparkTopologyRun` in ``tmp_path`` on ZooKeeper config ``zk``; afterwards every
+    process mentioning ``tmp_path`` is killed by pid (failing the test) and every log under it
+    is printed if the test failed."""
     failures = request.session.testsfailed
     code = tmp_path / "topology"
     code.mkdir()
     shutil.copy(TOPOLOGY, code / TOPOLOGY.name)
     with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
-        yield SparkTopologyRun(home, zk_config, tmp_path / "out", code / TOPOLOGY.name)
+        yield SparkTopologyRun(
+            home, zk, tmp_path / "out", code / TOPOLOGY.name, environment=environment
+        )
+
+
+@pytest.fixture(name="spark_run")
+def spark_run_fixture(
+    request: pytest.FixtureRequest, tmp_path: Path, zk_config: dict[str, Any]
+) -> Iterator[SparkTopologyRun]:
+    """A `SparkTopologyRun` on the session's ZooKeeper (see `topology_run`)."""
+    with topology_run(request, tmp_path, zk_config) as run:
+        yield run
 
 
 def topology_id(submitted: subprocess.CompletedProcess[str]) -> str:
@@ -193,3 +213,23 @@ def wait_for(predicate: Any, what: str, timeout: float = 240.0) -> None:
         if time.monotonic() > deadline:
             pytest.fail(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(0.2)
+
+
+def wait_all_acked(out: Path, sentences: int) -> None:
+    """Wait until the word count logging to ``out`` acked its first ``sentences`` sentences."""
+    wait_for(
+        lambda: len({r["ack"] for r in read_log(out, "spout") if "ack" in r}) >= sentences,
+        f"all {sentences} sentences acked",
+    )
+
+
+def assert_exact(out: Path, sentences: int) -> None:
+    """The word count that logged to ``out`` counted every word of the first ``sentences``
+    sentences exactly once, and every sentence was acked, none failed."""
+    spout = read_log(out, "spout")
+    assert [r["fail"] for r in spout if "fail" in r] == [], "a sentence tree failed"
+    assert sorted(r["ack"] for r in spout if "ack" in r) == list(range(sentences))
+    counted = read_log(out, "count")
+    places = Counter((r["sid"], r["position"]) for r in counted)
+    assert len(places) == sentences * 5 and max(places.values()) == 1
+    assert Counter(r["word"] for r in counted) == expected_counts(sentences)

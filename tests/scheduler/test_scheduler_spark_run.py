@@ -4,21 +4,22 @@ an embedded ``local[2]`` master and on a real standalone cluster with two stream
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import psutil
 import pytest
 from spark_support import (  # noqa: F401 - spark_run is a fixture
     SparkTopologyRun,
+    assert_exact,
     container_processes,
     processes_of,
     spark_run_fixture,
     topology_id,
+    wait_all_acked,
     wait_for,
     znodes_naming,
 )
-from spark_word_count import expected_counts, read_log
+from spark_word_count import read_log
 
 from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.statemgr import create_state_manager
@@ -29,23 +30,6 @@ pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
 
 SENTENCES = 300
 EXACT = ("topology.message.timeout.secs=120", f"sparktest.sentences={SENTENCES}")
-
-
-def _wait_all_acked(run: SparkTopologyRun) -> None:
-    wait_for(
-        lambda: len({r["ack"] for r in read_log(run.out, "spout") if "ack" in r}) >= SENTENCES,
-        f"all {SENTENCES} sentences acked",
-    )
-
-
-def _assert_exact(run: SparkTopologyRun) -> None:
-    spout = read_log(run.out, "spout")
-    assert [r["fail"] for r in spout if "fail" in r] == [], "a sentence tree failed"
-    assert sorted(r["ack"] for r in spout if "ack" in r) == list(range(SENTENCES))
-    counted = read_log(run.out, "count")
-    places = Counter((r["sid"], r["position"]) for r in counted)
-    assert len(places) == SENTENCES * 5 and max(places.values()) == 1
-    assert Counter(r["word"] for r in counted) == expected_counts(SENTENCES)
 
 
 def _assert_killed(run: SparkTopologyRun, name: str, ident: str) -> None:
@@ -72,10 +56,10 @@ def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     listed = spark_run.heron("list", "spark")
     _, row = listed.stdout.splitlines()
     assert row.split()[0] == "wc" and row.endswith(" running")
-    _wait_all_acked(spark_run)
+    wait_all_acked(spark_run.out, SENTENCES)
     first = min(r["at"] for r in read_log(spark_run.out, "count"))
     print(f"local[2]: submit to first counted word {first - spark_run.submitted_at:.1f} s")
-    _assert_exact(spark_run)
+    assert_exact(spark_run.out, SENTENCES)
     # Each container unpacked the shipped code into its own directory under the task's cwd.
     work = spark_run.home / "topologies" / "spark" / "wc" / "containers"
     assert (work / "1" / "code" / "spark_word_count.py").is_file()
@@ -103,8 +87,8 @@ def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(
     assert sorted(s.id for s in plan.stmgrs) == ["stmgr-1", "stmgr-2"]
     assert {s.host_name for s in plan.stmgrs} == {"127.0.0.1"}  # SPARK_LOCAL_IP
     _attack_every_port(spark_run, "wc2", containers, spark_run.home / "pwned")
-    _wait_all_acked(spark_run)
-    _assert_exact(spark_run)
+    wait_all_acked(spark_run.out, SENTENCES)
+    assert_exact(spark_run.out, SENTENCES)
     _assert_killed(spark_run, "wc2", ident)
     wait_for(
         lambda: [a["state"] for a in spark.applications("heron-wc2")["completed"]] == ["FINISHED"],

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from spark_frontend_support import assert_exact, assert_nothing_left, containers_logged_on_failure
+from spark_frontend_support import assert_nothing_left, containers_logged_on_failure
 from spark_frontend_support import ui_port as master_ui_port
 from spark_support import (  # noqa: F401 - spark_run is a fixture
     COMMAND_TIMEOUT,
     SparkTopologyRun,
+    assert_exact,
     container_processes,
     spark_env,
     spark_run_fixture,
