@@ -24,6 +24,7 @@ from multilang_support import (
 
 from heron_core.errors import UserCodeError
 from heron_core.multilang import ShellBoltHost, ShellSpoutHost
+from heron_core.testing.processes import wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -64,7 +65,9 @@ def test_handshake_gives_storms_context_conf_and_pid_dir(
 ) -> None:
     host, recorder = bolt
     assert host.process is not None and host.process.pid_dir is not None
-    assert (Path(host.process.pid_dir) / str(host.pid)).is_file()
+    # storm.py sends its pid, then creates the pid file (as Storm's does): wait for it.
+    pid_file = Path(host.process.pid_dir) / str(host.pid)
+    wait_until(pid_file.is_file, f"the pid file {pid_file}", timeout=30)
     run(host, "h", "context")
     context, conf = (json.loads(v) for v in recorder.emits[0][0])
     assert context == {
