@@ -10,7 +10,8 @@ import shutil
 import statistics
 import tempfile
 import time
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
@@ -23,6 +24,7 @@ from word_count import WORDS_PER_SENTENCE, CountBolt, SplitBolt
 
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.plan import LogicalPlan
+from heron_core.proto import metrics_pb2
 from heron_core.testing.cluster import TopologyRun
 
 SHIPPED = (
@@ -54,6 +56,7 @@ class TopologyCase:
         containers: ``topology.stmgrs``.
         sentences: the size of the corpus.
         rate: with a native spout, pace it to this many tuples/s.
+        config: more config overrides (e.g. ``heron.network.curve.enabled``).
     """
 
     case: str
@@ -63,6 +66,7 @@ class TopologyCase:
     containers: int
     sentences: int
     rate: float | None = None
+    config: Mapping[str, object] = field(default_factory=dict)
 
 
 def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
@@ -94,12 +98,14 @@ def _processes(run: TopologyRun) -> list[psutil.Process]:
     return list(found.values())
 
 
-def _kind(process: psutil.Process) -> str:
+def process_kind(process: psutil.Process) -> str:
+    """What ``process`` is, for the peak RSS column: ``instance:<component>``, the daemon
+    (``stmgr``, ``executor``, ...), or ``subprocess of <kind>``."""
     argv = process.cmdline()
     module = next((a for a in argv if a.startswith("heron_core.")), None)
     if module is None:
         parent = process.parent()
-        return f"subprocess of {_kind(parent)}" if parent else "?"
+        return f"subprocess of {process_kind(parent)}" if parent else "?"
     if module == "heron_core.instance" and "--component" in argv:
         return f"instance:{argv[argv.index('--component') + 1]}"
     return module.split(".")[1]
@@ -131,6 +137,7 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
         "topology.reliability.mode": "ATLEAST_ONCE" if case.acking else "ATMOST_ONCE",
         "topology.max.spout.pending": max_pending if case.acking else None,
         "topology.message.timeout.secs": 120,
+        **case.config,
     }
     plan = _plan(case, max_pending, work)
     try:
@@ -142,22 +149,22 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             config=config,
         ) as run:
             processes = functools.partial(_processes, run)
-            sampler = RssSampler(processes, _kind)
+            sampler = RssSampler(processes, process_kind)
             sampler.start()
             cpu = CpuMeter(processes)
             try:
-                start = _started(run, work)
+                start = first_emit(work, run.name, run.dump_logs)
                 cpu.start()
                 late_s = time.time() - start  # the driver itself may wait for a core
                 if case.rate:  # the spout notices its last ack: no wait for a metrics export
                     end = _all_acked(run, work, spout_tuples)
-                    cpu_s = cpu.stop()
-                    _finished(run, items, export_s)  # untimed: the metrics _check reads
+                    cpu_s: float | None = cpu.stop()
+                    last_executed(run.metrics, run.name, items, export_s)  # untimed: for _check
                 else:
-                    end = _finished(run, items, export_s)
+                    end = last_executed(run.metrics, run.name, items, export_s)
                     cpu_s = cpu.stop()
                 wall = end - start
-                if late_s > _LATE_SHARE * wall:  # the meter missed the start of the run
+                if late_s > LATE_SHARE * wall:  # the meter missed the start of the run
                     cpu_s = None
                 if case.acking:
                     run.wait_until(
@@ -177,30 +184,42 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
         shutil.rmtree(work, ignore_errors=True)
 
 
-_LATE_SHARE = 0.05
+LATE_SHARE = 0.05
 """A run's CPU time is left out ("-") when the meter started this share of the run late."""
 
 
-def _started(run: TopologyRun, directory: Path) -> float:
-    """The time (``time.time()`` s) of the spout's first emit (its `record_start` file).
+def first_emit(
+    directory: Path,
+    what: str,
+    logs: Callable[[], str],
+    check: Callable[[], None] = lambda: None,
+) -> float:
+    """The time (``time.time()`` s) of the spout's first emit (its `record_start` file in
+    ``directory``); fails after 120 s naming ``what``, with ``logs()``. ``check()`` is called
+    at every poll and raises when waiting is pointless (the submit command failed).
 
     Polled every 2 ms, not at ``wait_until``'s 0.1 s: the CPU meter starts when this returns,
     and a late start drops a visible share of a one-second run's CPU time."""
     deadline = time.monotonic() + 120
     while not any(directory.glob("start-*")):
+        check()
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{run.name}: no first emit within 120 s\n{run.dump_logs()}")
+            raise TimeoutError(f"{what}: no first emit within 120 s\n{logs()}")
         time.sleep(0.002)
     return min(float(p.read_text()) for p in directory.glob("start-*"))
 
 
-def _finished(run: TopologyRun, items: int, export_s: float) -> float:
+Metrics = Callable[[], Sequence[metrics_pb2.MetricPublisherPublishMessage]]
+"""The newest metrics message of every instance of a running topology ([] before any)."""
+
+
+def last_executed(metrics: Metrics, what: str, items: int, export_s: float) -> float:
     """The time (``time.time()`` s) of the first metrics ``count`` published with ``items``
     tuples executed (polled twice per export interval ``export_s``, so a paced run is not
-    disturbed by the driver more than it must; fails after 15 minutes)."""
+    disturbed by the driver more than it must; fails after 15 minutes naming ``what``)."""
     deadline = time.monotonic() + 900
     while True:
-        messages = [m for m in run.metrics() if m.publisher.component_name == "count"]
+        messages = [m for m in metrics() if m.publisher.component_name == "count"]
         executed = sum(
             int(float(d.value))
             for m in messages
@@ -210,7 +229,7 @@ def _finished(run: TopologyRun, items: int, export_s: float) -> float:
         if messages and executed >= items:
             return max(m.timestamp for m in messages) / 1000
         if time.monotonic() > deadline:
-            raise TimeoutError(f"{run.name}: 'count' executed {executed:,} of {items:,} tuples")
+            raise TimeoutError(f"{what}: 'count' executed {executed:,} of {items:,} tuples")
         time.sleep(export_s / 2)
 
 

@@ -1,10 +1,11 @@
-"""What the benchmark measures besides time: peak RSS per process kind, and the CPU time of a
-set of processes over an interval."""
+"""What the benchmark measures besides time: peak RSS per process kind, the CPU time of a set
+of processes over an interval, and whether the host is idle enough to start a run."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections import defaultdict
 from collections.abc import Callable
 
@@ -76,3 +77,52 @@ class CpuMeter:
 
     def stop(self) -> float:
         return sum(t - self.begin.get(pid, 0.0) for pid, t in self._snapshot().items())
+
+
+class IdleGate:
+    """Holds each run back until the host is idle: until its CPUs were busy less than
+    ``busy_percent`` of a ``sample_s`` interval (all processes, psutil), for at most
+    ``limit_s`` seconds, after which the run starts anyway. On a host shared with other work,
+    the same run swings by 2x when a test suite starts next to it; this keeps most runs out
+    of such bursts. ``limit_s`` 0 turns it off.
+
+    >>> gate = IdleGate(0.0)
+    >>> gate.wait(), gate.summary()
+    (None, '')
+    """
+
+    def __init__(self, limit_s: float, busy_percent: float = 15.0, sample_s: float = 2.0) -> None:
+        self.limit_s = limit_s
+        self.busy_percent = busy_percent
+        self.sample_s = sample_s
+        self.runs = 0
+        self.waited_s = 0.0
+        self.busy_starts = 0
+
+    def wait(self) -> None:
+        """Return once the host is idle, or after ``limit_s`` (saying so when it waits)."""
+        if self.limit_s <= 0:
+            return
+        self.runs += 1
+        began = time.monotonic()
+        said = False
+        while (busy := psutil.cpu_percent(interval=self.sample_s)) >= self.busy_percent:
+            waited = time.monotonic() - began
+            if waited > self.limit_s:
+                self.busy_starts += 1
+                print(f"  the host is still busy ({busy:.0f}% CPU); the run starts", flush=True)
+                break
+            if not said:
+                print(f"  waiting for an idle host ({busy:.0f}% CPU)", flush=True)
+                said = True
+        self.waited_s += time.monotonic() - began
+
+    def summary(self) -> str:
+        """A sentence for the results entry ('' when off)."""
+        if self.limit_s <= 0:
+            return ""
+        return (
+            f"Each run waited for an idle host (CPU below {self.busy_percent:.0f}% over "
+            f"{self.sample_s:.0f} s, at most {self.limit_s:.0f} s): {self.waited_s:.0f} s in "
+            f"all for {self.runs} runs, {self.busy_starts} of which started on a busy host. "
+        )

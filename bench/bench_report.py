@@ -35,6 +35,8 @@ class Result:
         cpu_s: CPU seconds of every process of the case over ``wall_s``.
         rss_mb: peak RSS per process kind and of ``"all processes"``.
         latency_ms: complete latency p50 and p99 (reliable native spouts only).
+        startup_s: the cluster cases: seconds from the start of the ``heron submit`` command
+            until it returned, and until a bolt processed its first tuple.
         runs: when the case ran several times (``--repeat``), every run; this one is their
             `median`.
     """
@@ -48,6 +50,7 @@ class Result:
     unit: str = "words"
     rss_mb: Mapping[str, float] = field(default_factory=dict)
     latency_ms: tuple[float, float] | None = None
+    startup_s: tuple[float, float] | None = None
     runs: tuple[Result, ...] = ()
 
     @property
@@ -153,11 +156,16 @@ def table(results: Sequence[Result], baseline: Result | None) -> str:
 
 
 def ratios(pairs: Sequence[tuple[str, Result, Result]]) -> str:
-    """One line per ``(name, numerator, denominator)``: the ratio of their rates."""
-    return "\n".join(
-        f"- {name}: **{a.rate / b.rate:.2f}x** ({a.rate:,.0f} / {b.rate:,.0f} {a.unit}/s)"
-        for name, a, b in pairs
-    )
+    """One line per ``(name, numerator, denominator)``: the ratio of their rates; when both
+    ran several times, the ratio of each round's runs too."""
+    lines = []
+    for name, a, b in pairs:
+        line = f"- {name}: **{a.rate / b.rate:.2f}x** ({a.rate:,.0f} / {b.rate:,.0f} {a.unit}/s"
+        if len(a.runs) > 1 and len(a.runs) == len(b.runs):
+            each = ", ".join(f"{x.rate / y.rate:.2f}" for x, y in zip(a.runs, b.runs, strict=True))
+            line += f"; round by round: {each}"
+        lines.append(line + ")")
+    return "\n".join(lines)
 
 
 def record(title: str, body: str) -> Path:

@@ -1,12 +1,14 @@
 """The benchmark suite: our engine against a plain Python loop, Bytewax and PySpark, on one
-seeded corpus (sentences of 10 words, vocabulary 10,000, seed 42; topologies/word_count.py).
+seeded corpus (sentences of 10 words, vocabulary 10,000, seed 42; topologies/word_count.py);
+and our word count submitted to Spark against the local scheduler, and with CurveZMQ on and
+off.
 
 Prints each case as it finishes, then a table and the ratios, and appends a dated entry with the
 machine facts to bench/RESULTS.md. `make bench` runs the quick set, `make bench-full` all cases;
 bench/README.md says what each case measures.
 
     .venv/bin/python bench/run.py [--quick] [--repeat N] [--no-record] [--only CASE...]
-                                  [--max-pending N] [--against REV]
+                                  [--max-pending N] [--against REV] [--wait-idle SECONDS]
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import dataclasses
 import fnmatch
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +30,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "topologies"), str(ROOT / "bench")]
 
+from bench_clusters import StateServer, cluster_case, run_cluster  # noqa: E402
 from bench_harness import TopologyCase, run_topology  # noqa: E402
+from bench_meters import IdleGate  # noqa: E402
 from bench_peers import PEERS, run_peers  # noqa: E402
 from bench_report import Result, load, machine, median, ratios, record, table  # noqa: E402
 from word_count import WORDS_PER_SENTENCE, sentences  # noqa: E402
@@ -44,6 +50,19 @@ LATENCY_LOADS = (25, 50, 90)
 FIXED_LATENCY = "latency-100k"
 """The latency case at a fixed 100,000 words/s: half of issue 4's 200,000 words/s target."""
 WORD_COUNT = [f"{f}-{a}-{c}" for f in FRONTENDS for c in (1, 2) for a in ("off", "on")]
+CLUSTER = ["cluster-local", "cluster-spark"]
+"""The word count submitted with ``heron submit`` to the local scheduler and to Spark
+``local[2]`` (bench_clusters.py): throughput and submit-to-first-tuple time."""
+CLUSTER_ACKING = True
+"""The cluster cases run acking on: at least once is the default, and the mode a topology on
+Spark runs in to survive a lost container."""
+CURVE = ["curve-off", "curve-on"]
+"""The native word count, acking off, on 2 containers (tuples cross TCP between the stream
+managers) with ``heron.network.curve.enabled`` false / true."""
+CURVE_KEY = "heron.network.curve.enabled"
+PAIRS = (("cluster-spark", "cluster-local"), ("curve-on", "curve-off"))
+"""(numerator, denominator) of the ratios of the cluster and CURVE cases; each pair runs back
+to back, in alternating order from round to round (`in_round_order`)."""
 ALL = [
     "loop",
     "bytewax",
@@ -55,6 +74,8 @@ ALL = [
     "identity-on",
     "spark-rdd",
     "spark-ss",
+    *CLUSTER,
+    *CURVE,
 ]
 QUICK = [
     "loop",
@@ -68,6 +89,8 @@ QUICK = [
     "identity-on",
     "spark-rdd",
     "spark-ss",
+    *CLUSTER,
+    *CURVE,
 ]
 
 
@@ -92,6 +115,12 @@ def topology_case(case: str, total: int, peak: Result | None) -> TopologyCase:
     if kind == "identity":
         label = f"identity spout -> bolt -> bolt (the words as tuples), acking {rest}, 1 container"
         return TopologyCase(case, label, "identity", rest == "on", 1, total)
+    if kind == "curve":
+        on = rest == "on"
+        label = (
+            f"native API, acking off, 2 containers, CURVE {rest} ({CURVE_KEY}={str(on).lower()})"
+        )
+        return TopologyCase(case, label, "native", False, 2, total, config={CURVE_KEY: on})
     acking, containers = rest.split("-")
     label = f"{FRONTENDS[kind]}, acking {acking}, {containers} container"
     label += "s" if containers != "1" else ""
@@ -115,11 +144,33 @@ def selection(patterns: list[str] | None, quick: bool) -> list[str]:
     return [c for c in ALL if c in chosen]
 
 
-def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Result]:
+def in_round_order(cases: list[str], round_number: int) -> list[str]:
+    """``cases`` in the order of round ``round_number`` (from 1): in every even round the two
+    cases of each of `PAIRS` swap places, so that neither always runs first (on a warmer or a
+    quieter host)."""
+    if round_number % 2:
+        return cases
+    swap = {}
+    for a, b in PAIRS:
+        if a in cases and b in cases:
+            swap[a], swap[b] = b, a
+    return [swap.get(c, c) for c in cases]
+
+
+def run(
+    cases: list[str],
+    total: int,
+    max_pending: int,
+    repeat: int,
+    gate: IdleGate | None = None,
+) -> list[Result]:
     """Run ``cases`` in order, ``repeat`` rounds of them (so a host that slows down or speeds up
     meanwhile weighs on every case alike), printing each run as it finishes; the `median` run of
     each case (of each Bytewax configuration), in the suite's order. The latency cases are paced
-    at the first native-on-1 run's rate."""
+    at the first native-on-1 run's rate. The cluster cases share one ZooKeeper server, started
+    at the first of them and ended (by pid) when the suite ends or fails. Each run first passes
+    ``gate`` (`IdleGate`: off by default)."""
+    gate = gate or IdleGate(0.0)
     began = time.monotonic()
     expected = Counter(w for s in sentences(total, 42) for w in s.split())
     by_label: dict[str, list[Result]] = {}
@@ -128,6 +179,11 @@ def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Res
     def done(result: Result) -> None:
         by_label.setdefault(result.label, []).append(result)
         latency = f", p99 {result.latency_ms[1]:.1f} ms" if result.latency_ms else ""
+        if result.startup_s:
+            latency += (
+                f"; heron submit returned after {result.startup_s[0]:.1f} s, first tuple "
+                f"after {result.startup_s[1]:.1f} s"
+            )
         print(
             f"[{time.monotonic() - began:4.0f} s] {result.label}: {result.rate:,.0f} "
             f"{result.unit}/s in {result.wall_s:.2f} s{latency}",
@@ -135,19 +191,35 @@ def run(cases: list[str], total: int, max_pending: int, repeat: int) -> list[Res
         )
 
     spark = [c for c in cases if c.startswith("spark-")]
-    for round_number in range(1, repeat + 1):
-        if repeat > 1:
-            print(f"round {round_number} of {repeat}", flush=True)
-        for case in cases:
-            if case in PEERS:
-                if case not in spark[1:]:  # the Spark cases share one JVM
-                    for result in run_peers(spark if case in spark else [case], total, expected):
-                        done(result)
-                continue
-            result = run_topology(topology_case(case, total, peak), max_pending)
-            if case == "native-on-1" and peak is None:
-                peak = result
-            done(result)
+    state = StateServer()
+    try:
+        for round_number in range(1, repeat + 1):
+            if repeat > 1:
+                print(f"round {round_number} of {repeat}", flush=True)
+            for case in in_round_order(cases, round_number):
+                if case in PEERS:
+                    if case not in spark[1:]:  # the Spark cases share one JVM
+                        together = spark if case in spark else [case]
+                        gate.wait()
+                        for result in run_peers(together, total, expected):
+                            done(result)
+                    continue
+                if case in CLUSTER:
+                    zookeeper = state.connection_string()
+                    gate.wait()
+                    done(
+                        run_cluster(
+                            cluster_case(case, CLUSTER_ACKING, total), max_pending, zookeeper
+                        )
+                    )
+                    continue
+                gate.wait()
+                result = run_topology(topology_case(case, total, peak), max_pending)
+                if case == "native-on-1" and peak is None:
+                    peak = result
+                done(result)
+    finally:
+        state.close()
     return [median(runs) for runs in by_label.values()]
 
 
@@ -174,18 +246,28 @@ def _run_in_tree(tree: Path, case: str, total: int, max_pending: int) -> Result:
         ]
         subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
         (data,) = json.loads(out.read_text())
-    return Result(**{**data, "latency_ms": None, "runs": ()})
+    startup = tuple(data["startup_s"]) if data.get("startup_s") else None
+    return Result(**{**data, "latency_ms": None, "startup_s": startup, "runs": ()})
 
 
 def _pythonpath() -> list[str]:
     return [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 
 
-def against(rev: str, cases: list[str], total: int, max_pending: int, repeat: int) -> str:
+def against(
+    rev: str,
+    cases: list[str],
+    total: int,
+    max_pending: int,
+    repeat: int,
+    gate: IdleGate | None = None,
+) -> str:
     """Run ``cases`` on this tree and on git revision ``rev`` (a temporary worktree), each run
     in a subprocess of its own, alternating trees case by case (the first tree of each round
     alternates too, so neither always runs on a warmer or quieter host); the table of both
-    trees' medians and each case's ratio (this tree / ``rev``)."""
+    trees' medians and each case's ratio (this tree / ``rev``). Each run first passes ``gate``
+    (`IdleGate`: off by default)."""
+    gate = gate or IdleGate(0.0)
     began = time.monotonic()
     scratch = Path(tempfile.mkdtemp(prefix="bench-worktree-"))
     base = scratch / "tree"
@@ -203,6 +285,7 @@ def against(rev: str, cases: list[str], total: int, max_pending: int, repeat: in
                 trees.reverse()
             for case in cases:
                 for name, tree in trees:
+                    gate.wait()
                     result = _run_in_tree(tree, case, total, max_pending)
                     runs.setdefault((case, name), []).append(result)
                     print(
@@ -214,6 +297,7 @@ def against(rev: str, cases: list[str], total: int, max_pending: int, repeat: in
         subprocess.run(
             ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(base)], check=False
         )
+        shutil.rmtree(scratch, ignore_errors=True)  # the worktree's (now empty) parent
     lines = [
         f"| case | this tree ({_short('HEAD')}{'+' if _dirty() else ''}) | {rev} "
         f"({_short(rev)}) | this / {rev} |",
@@ -274,13 +358,35 @@ def report(results: list[Result]) -> str:
             other = by_case.get(case.replace("native", frontend))
             if case.startswith("native-") and other and case in by_case:
                 pairs.append((f"{other.case} / {case}", other, by_case[case]))
+    for numerator, denominator in PAIRS:
+        if numerator in by_case and denominator in by_case:
+            pairs.append((f"{numerator} / {denominator}", by_case[numerator], by_case[denominator]))
     text = table(shown, by_case.get("loop"))
     if pairs:
         text += "\n\nRatios of rates, all measured in this run:\n\n" + ratios(pairs)
+    started = [r for r in shown if r.startup_s]
+    if started:
+        text += (
+            "\n\nStart-up of the cluster cases, seconds from the start of the `heron submit` "
+            "command until a bolt processed its first tuple, and until the command returned "
+            "(median; every run):\n\n" + "\n".join(map(startup, started))
+        )
     if bytewax:
         tried = "; ".join(f"{r.label.partition(': ')[2]}: {r.rate:,.0f} words/s" for r in bytewax)
         text += f"\n\nBytewax configurations tried (best first): {tried}."
     return text
+
+
+def startup(result: Result) -> str:
+    """The line of a cluster case's start-up times (medians of its runs, and every run)."""
+    runs = [r.startup_s for r in result.runs or (result,) if r.startup_s]
+    first = statistics.median(s[1] for s in runs)
+    returned = statistics.median(s[0] for s in runs)
+    every = ", ".join(f"{s[1]:.1f} / {s[0]:.1f}" for s in runs)
+    return (
+        f"- {result.case}: first tuple after **{first:.1f} s**, heron submit returned after "
+        f"{returned:.1f} s (runs: {every})"
+    )
 
 
 def main() -> None:
@@ -324,6 +430,15 @@ def main() -> None:
         "host one run can be off by 20%% or more (default 3; 1 with --quick)",
     )
     parser.add_argument(
+        "--wait-idle",
+        type=float,
+        default=0.0,
+        metavar="SECONDS",
+        help="before each run, wait up to SECONDS for the host to be idle (its CPUs busy less "
+        "than 15%% over 2 s): on a host shared with other work a run swings by 2x when a test "
+        "suite starts next to it (default 0: no wait)",
+    )
+    parser.add_argument(
         "--no-record", action="store_true", help="print only; do not append to bench/RESULTS.md"
     )
     parser.add_argument(
@@ -350,30 +465,31 @@ def main() -> None:
         parser.error(f"--repeat must be at least 1, got {repeat}")
     load_before = load()
     began = time.monotonic()
+    gate = IdleGate(args.wait_idle)
     if args.against:
         unfit = [c for c in cases if c in PEERS or c.startswith("latency-")]
         if unfit:
             parser.error(f"--against runs our word count and identity cases only, not {unfit}")
-        text = against(args.against, cases, total, args.max_pending, repeat)
+        text = against(args.against, cases, total, args.max_pending, repeat, gate)
         minutes, seconds = divmod(round(time.monotonic() - began), 60)
         body = (
             f"Machine: {machine()}. Load average {load_before} before, {load()} after. "
             f"Corpus: {total:,} sentences x 10 words. Each case ran {repeat} times on each "
-            f"tree, alternating trees run by run; medians. Suite wall time {minutes} min "
-            f"{seconds} s.\n\n{text}"
+            f"tree, alternating trees run by run; medians. {gate.summary()}Suite wall time "
+            f"{minutes} min {seconds} s.\n\n{text}"
         )
         print(f"\n{body}")
         if not args.no_record:
             print(f"recorded in {record(f'bench (this tree against {args.against})', body)}")
         return
     if args.result_json:
-        results = run(cases, total, args.max_pending, repeat)
+        results = run(cases, total, args.max_pending, repeat, gate)
         rows = [{**dataclasses.asdict(r), "runs": ()} for r in results]
         Path(args.result_json).write_text(json.dumps(rows))
         return
     times = f", each {repeat} times" if repeat > 1 else ""
     print(f"{len(cases)} cases on {total:,} sentences{times}: {' '.join(cases)}", flush=True)
-    text = report(run(cases, total, args.max_pending, repeat))
+    text = report(run(cases, total, args.max_pending, repeat, gate))
     minutes, seconds = divmod(round(time.monotonic() - began), 60)
     body = (
         f"Machine: {machine()}. Load average {load_before} before, {load()} after. "
@@ -387,6 +503,7 @@ def main() -> None:
             if repeat > 1
             else "Each case ran once. "
         )
+        + gate.summary()
         + f"Suite wall time {minutes} min {seconds} s.\n\n{text}"
     )
     print(f"\n{body}")
