@@ -56,6 +56,7 @@ def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     listed = spark_run.heron("list", "spark")
     _, row = listed.stdout.splitlines()
     assert row.split()[0] == "wc" and row.endswith(" running")
+    _attack_every_port(spark_run, "wc", containers, spark_run.home / "pwned")
     wait_all_acked(spark_run.out, SENTENCES)
     first = min(r["at"] for r in read_log(spark_run.out, "count"))
     print(f"local[2]: submit to first counted word {first - spark_run.submitted_at:.1f} s")
