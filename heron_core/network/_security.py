@@ -114,17 +114,33 @@ class TopologyKeys:
         return cls(public, secret)
 
 
+class _Throttle:
+    """True at most once per `_LOG_EVERY_S`: a peer that retries must not flood the log."""
+
+    def __init__(self) -> None:
+        self._last = -_LOG_EVERY_S
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if now - self._last < _LOG_EVERY_S:
+            return False
+        self._last = now
+        return True
+
+
 class _OnlyTopology:
     """The ZAP credentials check: admits the topology's own public key, logs anyone else."""
 
     def __init__(self, public: bytes, owner: str) -> None:
         self._public = public  # ZAP hands the client's key over in Z85, as stored
         self._owner = owner
+        self._throttle = _Throttle()
 
     def callback(self, domain: str, key: bytes) -> bool:
         if key == self._public:
             return True
-        log.warning("%s: refused a CURVE client with a foreign key", self._owner)
+        if self._throttle.due():
+            log.warning("%s: refused a CURVE client with a foreign key", self._owner)
         return False
 
 
@@ -137,7 +153,7 @@ class _HandshakeWatch(threading.Thread):
         self._owner = owner
         self._what = what
         self._stopping = threading.Event()
-        self._logged_at = -_LOG_EVERY_S
+        self._throttle = _Throttle()
         self.refused = 0
 
     def run(self) -> None:
@@ -149,9 +165,7 @@ class _HandshakeWatch(threading.Thread):
                 if not event["event"] & _REFUSED:
                     continue
                 self.refused += 1
-                now = time.monotonic()
-                if now - self._logged_at >= _LOG_EVERY_S:  # a retrying peer must not flood
-                    self._logged_at = now
+                if self._throttle.due():
                     log.warning(
                         "%s: refused a connection to its %s (%s): the peer did not complete "
                         "the CURVE handshake with the topology's key; nothing it sent was read "

@@ -21,6 +21,7 @@ from e2e_components import (  # type: ignore[import-not-found]
     SlowThenFastBolt,
     read_log,
 )
+from e2e_fixtures import code_fixture, home_fixture  # noqa: F401 - fixtures
 
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.plan import LogicalPlan

@@ -11,6 +11,7 @@ from pathlib import Path
 import psutil
 import pytest
 from e2e_components import AckingSink, FlakyBolt, NumberSpout, read_log  # type: ignore[import-not-found]
+from e2e_fixtures import code_fixture, home_fixture  # noqa: F401 - fixtures
 
 from heron_core.api import Grouping, TopologyBuilder
 from heron_core.network import KEYS_DIR, TopologyKeys

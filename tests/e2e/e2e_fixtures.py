@@ -1,4 +1,6 @@
-"""Fixtures of the end-to-end tests: an isolated heron home and the code their topologies ship."""
+"""Fixtures of the end-to-end tests (imported by the test modules: a second ``conftest.py``
+would clash with ``tests/tmanager/conftest.py`` by module name): an isolated heron home and the
+code their topologies ship."""
 
 from __future__ import annotations
 
@@ -14,16 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
 
-@pytest.fixture
-def home(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+@pytest.fixture(name="home")
+def home_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
     """A heron home; on failure every log under it is printed; no process may outlive it."""
     failures = request.session.testsfailed
     with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
         yield home
 
 
-@pytest.fixture
-def code(tmp_path: Path) -> Path:
+@pytest.fixture(name="code")
+def code_fixture(tmp_path: Path) -> Path:
     """The topology code shipped to the instances: the test components and word_count."""
     root = tmp_path / "code"
     root.mkdir()
