@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from heron_core.config import build_config, load_cluster_config, parse_override, resolve_path
+from heron_core.metricsmgr.sinks import check_sinks
 
 __all__ = ["HERON_HOME_ENV", "Progress", "client_config", "quiet", "working_dir"]
 
@@ -39,7 +40,8 @@ def client_config(
 
     Raises:
         ConfigurationError: an unknown cluster, a bad override, or an invalid value, naming
-            the key and the layer it came from.
+            the key and the layer it came from; a bad ``heron.metrics.sinks`` (see
+            `check_sinks`).
 
     >>> cfg = client_config("local", heron_home="/tmp/h", overrides=["topology.stmgrs=3"])
     >>> cfg["heron.directory.home"], cfg["heron.statemgr.root.path"], cfg["topology.stmgrs"]
@@ -56,7 +58,9 @@ def client_config(
         if probe["heron.class.state.manager"] == "localfs":
             command_line["heron.statemgr.root.path"] = str(home_path / "repository" / "state")
     command_line.update(parsed)
-    return build_config(cluster_config, topology_config, command_line)
+    config = build_config(cluster_config, topology_config, command_line)
+    check_sinks(config)
+    return config
 
 
 def working_dir(config: Mapping[str, Any], cluster: str, name: str) -> Path:

@@ -7,12 +7,19 @@ Rules that tie two keys together go in ``_ORDERINGS``.
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import yaml
+
 from heron_core.config._registry import Key, KeyPrefix, Ordering, Registry
 
 __all__ = ["REGISTRY", "SPARK_CONF_PREFIX"]
 
 MiB = 1 << 20
 GiB = 1 << 30
+
+METRICS_SINKS = yaml.safe_load((Path(__file__).parent / "metrics_sinks.yaml").read_text())
+"""The default of ``heron.metrics.sinks``: ``metrics_sinks.yaml`` beside this module."""
 
 RELIABILITY_MODES = ("ATMOST_ONCE", "ATLEAST_ONCE", "EFFECTIVELY_ONCE")
 
@@ -566,6 +573,30 @@ _KEYS = (
         exclusive_minimum=True,
     ),
     Key(
+        "heron.tmanager.metrics.collector.maximum.interval.min",
+        int,
+        180,
+        "Minutes of per-minute metric buckets the Topology Manager's metrics cache keeps "
+        "(older buckets are purged; all-time values are kept).",
+        minimum=1,
+    ),
+    Key(
+        "heron.tmanager.metrics.collector.maximum.exception",
+        int,
+        256,
+        "Entries of the Topology Manager's exception log (one per instance and stack trace); "
+        "beyond it the entry seen longest ago is dropped.",
+        minimum=1,
+    ),
+    Key(
+        "heron.tmanager.metrics.collector.maximum.metrics",
+        int,
+        50_000,
+        "Most (instance, metric name) series the Topology Manager's metrics cache holds, "
+        "bounding its memory; metrics with new names beyond it are dropped with a warning.",
+        minimum=1,
+    ),
+    Key(
         "heron.network.curve.enabled",
         bool,
         True,
@@ -579,9 +610,25 @@ _KEYS = (
         "heron.metrics.export.interval.sec",
         float,
         1.0,
-        "Seconds between metric publications by each instance.",
+        "Seconds between metric publications by each instance and stream manager.",
         minimum=0,
         exclusive_minimum=True,
+    ),
+    Key(
+        "heron.instance.metrics.system.sample.interval.sec",
+        float,
+        10.0,
+        "Seconds between samples of each instance's process metrics (__py-user-cpu-time-secs, "
+        "__py-sys-cpu-time-secs, __py-physical-memory-byte).",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "heron.metrics.sinks",
+        dict,
+        METRICS_SINKS,
+        "The sinks of every container's metrics manager, shaped as Heron's metrics_sinks.yaml "
+        "(default: heron_core/config/metrics_sinks.yaml); checked at submit.",
     ),
 )
 

@@ -42,12 +42,14 @@ class ProcessStatus:
         crashes: times it exited without the executor asking it to.
         last_exit: how it last exited (``"exit status 1"``, ``"signal SIGKILL"``), "" before.
         gave_up: the executor gave up on it after too many crashes in a row (and exited).
+        pid: the pid of its newest start (0 before; the tracker's ``/topologies/pid``).
     """
 
     starts: int = 0
     crashes: int = 0
     last_exit: str = ""
     gave_up: bool = False
+    pid: int = 0
 
     @property
     def restarts(self) -> int:
@@ -64,6 +66,7 @@ def _status(value: Any) -> ProcessStatus | None:
             crashes=int(value.get("crashes", 0)),
             last_exit=str(value.get("last_exit", "")),
             gave_up=bool(value.get("gave_up", False)),
+            pid=int(value.get("pid", 0)),
         )
     except (TypeError, ValueError):
         return None
@@ -96,7 +99,7 @@ class StatusFile:
     >>> status = StatusFile(None)
     >>> status.started("stmgr-1"); status.exited("stmgr-1", "exit status 1", crashed=True)
     >>> status.processes["stmgr-1"]
-    ProcessStatus(starts=1, crashes=1, last_exit='exit status 1', gave_up=False)
+    ProcessStatus(starts=1, crashes=1, last_exit='exit status 1', gave_up=False, pid=0)
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -108,11 +111,11 @@ class StatusFile:
         self.processes[name] = replace(self.processes.get(name, ProcessStatus()), **changes)
         self._dirty = True
 
-    def started(self, name: str) -> None:
+    def started(self, name: str, pid: int = 0) -> None:
         """Process ``name`` was started (again; an executor that gave up on it was
-        replaced)."""
+        replaced) as process ``pid``."""
         starts = self.processes.get(name, ProcessStatus()).starts + 1
-        self._update(name, starts=starts, gave_up=False)
+        self._update(name, starts=starts, gave_up=False, pid=pid)
 
     def exited(self, name: str, how: str, *, crashed: bool) -> None:
         """Process ``name`` exited as ``how`` says; ``crashed``: unasked."""

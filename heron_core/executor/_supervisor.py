@@ -129,7 +129,7 @@ class Supervisor:
             return
         self._procs[name] = proc
         self._records[name] = ProcessRecord(spec, proc.pid, now, crashes)
-        self.status.started(name)
+        self.status.started(name, proc.pid)
         log.info("started %s (pid %d)", name, proc.pid)
 
     def _request_stop(self, name: str, reason: str, now: float) -> None:

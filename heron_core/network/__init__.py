@@ -10,7 +10,7 @@ The ipc sockets of a container's stream manager are named by `task_endpoint` and
 with the topology's CURVE key pair (`TopologyKeys`).
 """
 
-from heron_core.network._endpoints import metrics_endpoint, task_endpoint
+from heron_core.network._endpoints import free_port, metrics_endpoint, task_endpoint
 from heron_core.network._framing import (
     ACKS,
     DATA,
@@ -44,6 +44,7 @@ __all__ = [
     "data_frames",
     "decode",
     "encode",
+    "free_port",
     "metrics_endpoint",
     "task_endpoint",
     "unpack_task",

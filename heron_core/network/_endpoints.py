@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-__all__ = ["metrics_endpoint", "task_endpoint"]
+import socket
+
+__all__ = ["free_port", "metrics_endpoint", "task_endpoint"]
 
 _TASK = "task-"
 _METRICS = "metrics"
@@ -18,9 +20,18 @@ def task_endpoint(prefix: str, task: int) -> str:
     return f"{prefix}{_TASK}{task}"
 
 
+def free_port(host: str = "127.0.0.1") -> int:
+    """A TCP port free on ``host`` (a local address) right now."""
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
 def metrics_endpoint(endpoint: str) -> str:
-    """The metrics socket (every local task's metrics, in) of the stream manager whose prefix
-    is ``endpoint``, or that serves the task socket ``endpoint``.
+    """The metrics socket of the container whose endpoint prefix is ``endpoint``, or whose
+    task socket is ``endpoint``: its metrics manager reads there what the instances and the
+    stream manager publish.
 
     >>> metrics_endpoint("ipc:///tmp/heron-1a2b-1/"), metrics_endpoint("ipc:///tmp/h-1/task-7")
     ('ipc:///tmp/heron-1a2b-1/metrics', 'ipc:///tmp/h-1/metrics')

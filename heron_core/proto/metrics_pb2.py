@@ -22,23 +22,40 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from heron_core.proto import common_pb2 as heron__core_dot_proto_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eheron_core/proto/metrics.proto\x12\rheron.metrics\"v\n\x0fMetricPublisher\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\x0c\n\x04port\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\x12\x13\n\x0binstance_id\x18\x04 \x01(\t\x12\x16\n\x0einstance_index\x18\x05 \x01(\x05\"S\n\x1eMetricPublisherRegisterRequest\x12\x31\n\tpublisher\x18\x01 \x01(\x0b\x32\x1e.heron.metrics.MetricPublisher\"*\n\x0bMetricDatum\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\"h\n\rExceptionData\x12\x12\n\nstacktrace\x18\x01 \x01(\t\x12\x10\n\x08lasttime\x18\x02 \x01(\t\x12\x11\n\tfirsttime\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\x12\x0f\n\x07logging\x18\x05 \x01(\t\"\xc4\x01\n\x1dMetricPublisherPublishMessage\x12\x31\n\tpublisher\x18\x01 \x01(\x0b\x32\x1e.heron.metrics.MetricPublisher\x12\x11\n\ttimestamp\x18\x02 \x01(\x03\x12+\n\x07metrics\x18\x03 \x03(\x0b\x32\x1a.heron.metrics.MetricDatum\x12\x30\n\nexceptions\x18\x04 \x03(\x0b\x32\x1c.heron.metrics.ExceptionDatab\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eheron_core/proto/metrics.proto\x12\rheron.metrics\x1a\x1dheron_core/proto/common.proto\"v\n\x0fMetricPublisher\x12\x10\n\x08hostname\x18\x01 \x01(\t\x12\x0c\n\x04port\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\x12\x13\n\x0binstance_id\x18\x04 \x01(\t\x12\x16\n\x0einstance_index\x18\x05 \x01(\x05\"S\n\x1eMetricPublisherRegisterRequest\x12\x31\n\tpublisher\x18\x01 \x01(\x0b\x32\x1e.heron.metrics.MetricPublisher\"S\n\x0bMetricDatum\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12\'\n\x04type\x18\x03 \x01(\x0e\x32\x19.heron.metrics.MetricType\"h\n\rExceptionData\x12\x12\n\nstacktrace\x18\x01 \x01(\t\x12\x10\n\x08lasttime\x18\x02 \x01(\t\x12\x11\n\tfirsttime\x18\x03 \x01(\t\x12\r\n\x05\x63ount\x18\x04 \x01(\x05\x12\x0f\n\x07logging\x18\x05 \x01(\t\"\xc4\x01\n\x1dMetricPublisherPublishMessage\x12\x31\n\tpublisher\x18\x01 \x01(\x0b\x32\x1e.heron.metrics.MetricPublisher\x12\x11\n\ttimestamp\x18\x02 \x01(\x03\x12+\n\x07metrics\x18\x03 \x03(\x0b\x32\x1a.heron.metrics.MetricDatum\x12\x30\n\nexceptions\x18\x04 \x03(\x0b\x32\x1c.heron.metrics.ExceptionData\"@\n\x10ShellFileRequest\x12\x0c\n\x04path\x18\x01 \x01(\t\x12\x0e\n\x06offset\x18\x02 \x01(\x03\x12\x0e\n\x06length\x18\x03 \x01(\x03\"u\n\x11ShellFileResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\x0c\x12\x0e\n\x06offset\x18\x03 \x01(\x03\x12\x0e\n\x06length\x18\x04 \x01(\x03\x12\x0c\n\x04size\x18\x05 \x01(\x03\"J\n\rShellFileStat\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06is_dir\x18\x02 \x01(\x08\x12\x0c\n\x04size\x18\x03 \x01(\x03\x12\r\n\x05mtime\x18\x04 \x01(\x03\" \n\x10ShellListRequest\x12\x0c\n\x04path\x18\x01 \x01(\t\"f\n\x11ShellListResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12+\n\x05\x66iles\x18\x02 \x03(\x0b\x32\x1c.heron.metrics.ShellFileStat\"&\n\x0fShellPidRequest\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\"E\n\x10ShellPidResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12\x0b\n\x03pid\x18\x02 \x01(\x05*?\n\nMetricType\x12\x15\n\x11METRIC_TYPE_UNSET\x10\x00\x12\x07\n\x03SUM\x10\x01\x12\x07\n\x03\x41VG\x10\x02\x12\x08\n\x04LAST\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron_core.proto.metrics_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_METRICPUBLISHER']._serialized_start=49
-  _globals['_METRICPUBLISHER']._serialized_end=167
-  _globals['_METRICPUBLISHERREGISTERREQUEST']._serialized_start=169
-  _globals['_METRICPUBLISHERREGISTERREQUEST']._serialized_end=252
-  _globals['_METRICDATUM']._serialized_start=254
-  _globals['_METRICDATUM']._serialized_end=296
-  _globals['_EXCEPTIONDATA']._serialized_start=298
-  _globals['_EXCEPTIONDATA']._serialized_end=402
-  _globals['_METRICPUBLISHERPUBLISHMESSAGE']._serialized_start=405
-  _globals['_METRICPUBLISHERPUBLISHMESSAGE']._serialized_end=601
+  _globals['_METRICTYPE']._serialized_start=1185
+  _globals['_METRICTYPE']._serialized_end=1248
+  _globals['_METRICPUBLISHER']._serialized_start=80
+  _globals['_METRICPUBLISHER']._serialized_end=198
+  _globals['_METRICPUBLISHERREGISTERREQUEST']._serialized_start=200
+  _globals['_METRICPUBLISHERREGISTERREQUEST']._serialized_end=283
+  _globals['_METRICDATUM']._serialized_start=285
+  _globals['_METRICDATUM']._serialized_end=368
+  _globals['_EXCEPTIONDATA']._serialized_start=370
+  _globals['_EXCEPTIONDATA']._serialized_end=474
+  _globals['_METRICPUBLISHERPUBLISHMESSAGE']._serialized_start=477
+  _globals['_METRICPUBLISHERPUBLISHMESSAGE']._serialized_end=673
+  _globals['_SHELLFILEREQUEST']._serialized_start=675
+  _globals['_SHELLFILEREQUEST']._serialized_end=739
+  _globals['_SHELLFILERESPONSE']._serialized_start=741
+  _globals['_SHELLFILERESPONSE']._serialized_end=858
+  _globals['_SHELLFILESTAT']._serialized_start=860
+  _globals['_SHELLFILESTAT']._serialized_end=934
+  _globals['_SHELLLISTREQUEST']._serialized_start=936
+  _globals['_SHELLLISTREQUEST']._serialized_end=968
+  _globals['_SHELLLISTRESPONSE']._serialized_start=970
+  _globals['_SHELLLISTRESPONSE']._serialized_end=1072
+  _globals['_SHELLPIDREQUEST']._serialized_start=1074
+  _globals['_SHELLPIDREQUEST']._serialized_end=1112
+  _globals['_SHELLPIDRESPONSE']._serialized_start=1114
+  _globals['_SHELLPIDRESPONSE']._serialized_end=1183
 # @@protoc_insertion_point(module_scope)

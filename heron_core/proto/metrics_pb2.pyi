@@ -7,6 +7,8 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from heron_core.proto import common_pb2 as _common_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -17,6 +19,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _MetricType:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _MetricTypeEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_MetricType.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    METRIC_TYPE_UNSET: _MetricType.ValueType  # 0
+    """the sinks' table decides, else LAST"""
+    SUM: _MetricType.ValueType  # 1
+    """counts: the intervals' values add up"""
+    AVG: _MetricType.ValueType  # 2
+    """averages (latencies): the mean of the intervals' values"""
+    LAST: _MetricType.ValueType  # 3
+    """gauges: the newest value"""
+
+class MetricType(_MetricType, metaclass=_MetricTypeEnumTypeWrapper):
+    """How the values of successive intervals combine (Heron's tmanager-metrics-type)."""
+
+METRIC_TYPE_UNSET: MetricType.ValueType  # 0
+"""the sinks' table decides, else LAST"""
+SUM: MetricType.ValueType  # 1
+"""counts: the intervals' values add up"""
+AVG: MetricType.ValueType  # 2
+"""averages (latencies): the mean of the intervals' values"""
+LAST: MetricType.ValueType  # 3
+"""gauges: the newest value"""
+Global___MetricType: _TypeAlias = MetricType  # noqa: Y015
 
 @_typing.final
 class MetricPublisher(_message.Message):
@@ -75,18 +105,23 @@ class MetricDatum(_message.Message):
 
     NAME_FIELD_NUMBER: _builtins.int
     VALUE_FIELD_NUMBER: _builtins.int
+    TYPE_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     """e.g. "__emit-count/default" """
     value: _builtins.str
+    """the value of the interval the message covers"""
+    type: Global___MetricType.ValueType
+    """the publisher's hint; the sinks' table wins when it names it"""
     def __init__(
         self,
         *,
         name: _builtins.str = ...,
         value: _builtins.str = ...,
+        type: Global___MetricType.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "value", b"value"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["name", b"name", "type", b"type", "value", b"value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -154,3 +189,187 @@ class MetricPublisherPublishMessage(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MetricPublisherPublishMessage: _TypeAlias = MetricPublisherPublishMessage  # noqa: Y015
+
+@_typing.final
+class ShellFileRequest(_message.Message):
+    """The shell of a container (Heron's heron-shell role, served by its metrics manager on
+    StMgr.shell_port over the topology's CURVE transport): files of the container's working
+    directory and the pids of its processes, for the tracker.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    OFFSET_FIELD_NUMBER: _builtins.int
+    LENGTH_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """relative to the working directory; no "..", not absolute"""
+    offset: _builtins.int
+    """-1: the last `length` bytes"""
+    length: _builtins.int
+    """at most 1 MiB is answered"""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        offset: _builtins.int = ...,
+        length: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["length", b"length", "offset", b"offset", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellFileRequest: _TypeAlias = ShellFileRequest  # noqa: Y015
+
+@_typing.final
+class ShellFileResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    DATA_FIELD_NUMBER: _builtins.int
+    OFFSET_FIELD_NUMBER: _builtins.int
+    LENGTH_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    data: _builtins.bytes
+    offset: _builtins.int
+    """where data starts in the file"""
+    length: _builtins.int
+    """len(data)"""
+    size: _builtins.int
+    """the file's size"""
+    @_builtins.property
+    def status(self) -> _common_pb2.Status: ...
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+        data: _builtins.bytes = ...,
+        offset: _builtins.int = ...,
+        length: _builtins.int = ...,
+        size: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["data", b"data", "length", b"length", "offset", b"offset", "size", b"size", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellFileResponse: _TypeAlias = ShellFileResponse  # noqa: Y015
+
+@_typing.final
+class ShellFileStat(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    IS_DIR_FIELD_NUMBER: _builtins.int
+    SIZE_FIELD_NUMBER: _builtins.int
+    MTIME_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    is_dir: _builtins.bool
+    size: _builtins.int
+    mtime: _builtins.int
+    """unix seconds"""
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        is_dir: _builtins.bool = ...,
+        size: _builtins.int = ...,
+        mtime: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["is_dir", b"is_dir", "mtime", b"mtime", "name", b"name", "size", b"size"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellFileStat: _TypeAlias = ShellFileStat  # noqa: Y015
+
+@_typing.final
+class ShellListRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    """a directory, relative to the working directory ("" is itself)"""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellListRequest: _TypeAlias = ShellListRequest  # noqa: Y015
+
+@_typing.final
+class ShellListResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def status(self) -> _common_pb2.Status: ...
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___ShellFileStat]: ...
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+        files: _abc.Iterable[Global___ShellFileStat] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellListResponse: _TypeAlias = ShellListResponse  # noqa: Y015
+
+@_typing.final
+class ShellPidRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INSTANCE_ID_FIELD_NUMBER: _builtins.int
+    instance_id: _builtins.str
+    """a process name of the container (an instance id, "stmgr-1", ...)"""
+    def __init__(
+        self,
+        *,
+        instance_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance_id", b"instance_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellPidRequest: _TypeAlias = ShellPidRequest  # noqa: Y015
+
+@_typing.final
+class ShellPidResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    PID_FIELD_NUMBER: _builtins.int
+    pid: _builtins.int
+    @_builtins.property
+    def status(self) -> _common_pb2.Status: ...
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+        pid: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["pid", b"pid", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ShellPidResponse: _TypeAlias = ShellPidResponse  # noqa: Y015

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from heron_core.proto import topology_pb2 as heron__core_dot_proto_dot_topology__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$heron_core/proto/physical_plan.proto\x12\x0cheron.system\x1a\x1fheron_core/proto/topology.proto\"\x81\x01\n\x05StMgr\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontainer_id\x18\x02 \x01(\x05\x12\x11\n\thost_name\x18\x03 \x01(\t\x12\x11\n\tdata_port\x18\x04 \x01(\x05\x12\x16\n\x0elocal_endpoint\x18\x05 \x01(\t\x12\x0b\n\x03\x63wd\x18\x06 \x01(\t\x12\x0b\n\x03pid\x18\x07 \x01(\x05\"P\n\x0cInstanceInfo\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x17\n\x0f\x63omponent_index\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\"[\n\x08Instance\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x10\n\x08stmgr_id\x18\x02 \x01(\t\x12(\n\x04info\x18\x03 \x01(\x0b\x32\x1a.heron.system.InstanceInfo\"\x85\x01\n\x0cPhysicalPlan\x12%\n\x08topology\x18\x01 \x01(\x0b\x32\x13.heron.api.Topology\x12#\n\x06stmgrs\x18\x02 \x03(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x03 \x03(\x0b\x32\x16.heron.system.Instanceb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n$heron_core/proto/physical_plan.proto\x12\x0cheron.system\x1a\x1fheron_core/proto/topology.proto\"\x95\x01\n\x05StMgr\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0c\x63ontainer_id\x18\x02 \x01(\x05\x12\x11\n\thost_name\x18\x03 \x01(\t\x12\x11\n\tdata_port\x18\x04 \x01(\x05\x12\x16\n\x0elocal_endpoint\x18\x05 \x01(\t\x12\x0b\n\x03\x63wd\x18\x06 \x01(\t\x12\x0b\n\x03pid\x18\x07 \x01(\x05\x12\x12\n\nshell_port\x18\x08 \x01(\x05\"P\n\x0cInstanceInfo\x12\x0f\n\x07task_id\x18\x01 \x01(\x05\x12\x17\n\x0f\x63omponent_index\x18\x02 \x01(\x05\x12\x16\n\x0e\x63omponent_name\x18\x03 \x01(\t\"[\n\x08Instance\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x10\n\x08stmgr_id\x18\x02 \x01(\t\x12(\n\x04info\x18\x03 \x01(\x0b\x32\x1a.heron.system.InstanceInfo\"\x85\x01\n\x0cPhysicalPlan\x12%\n\x08topology\x18\x01 \x01(\x0b\x32\x13.heron.api.Topology\x12#\n\x06stmgrs\x18\x02 \x03(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x03 \x03(\x0b\x32\x16.heron.system.Instanceb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,11 +33,11 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'heron_core.proto.physical_p
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_STMGR']._serialized_start=88
-  _globals['_STMGR']._serialized_end=217
-  _globals['_INSTANCEINFO']._serialized_start=219
-  _globals['_INSTANCEINFO']._serialized_end=299
-  _globals['_INSTANCE']._serialized_start=301
-  _globals['_INSTANCE']._serialized_end=392
-  _globals['_PHYSICALPLAN']._serialized_start=395
-  _globals['_PHYSICALPLAN']._serialized_end=528
+  _globals['_STMGR']._serialized_end=237
+  _globals['_INSTANCEINFO']._serialized_start=239
+  _globals['_INSTANCEINFO']._serialized_end=319
+  _globals['_INSTANCE']._serialized_start=321
+  _globals['_INSTANCE']._serialized_end=412
+  _globals['_PHYSICALPLAN']._serialized_start=415
+  _globals['_PHYSICALPLAN']._serialized_end=548
 # @@protoc_insertion_point(module_scope)

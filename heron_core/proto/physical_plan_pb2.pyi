@@ -33,6 +33,7 @@ class StMgr(_message.Message):
     LOCAL_ENDPOINT_FIELD_NUMBER: _builtins.int
     CWD_FIELD_NUMBER: _builtins.int
     PID_FIELD_NUMBER: _builtins.int
+    SHELL_PORT_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     """"stmgr-<container id>" """
     container_id: _builtins.int
@@ -43,6 +44,8 @@ class StMgr(_message.Message):
     """zmq endpoint prefix local instances connect to"""
     cwd: _builtins.str
     pid: _builtins.int
+    shell_port: _builtins.int
+    """tcp port of the container's metrics manager shell (files, pids)"""
     def __init__(
         self,
         *,
@@ -53,10 +56,11 @@ class StMgr(_message.Message):
         local_endpoint: _builtins.str = ...,
         cwd: _builtins.str = ...,
         pid: _builtins.int = ...,
+        shell_port: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["container_id", b"container_id", "cwd", b"cwd", "data_port", b"data_port", "host_name", b"host_name", "id", b"id", "local_endpoint", b"local_endpoint", "pid", b"pid"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["container_id", b"container_id", "cwd", b"cwd", "data_port", b"data_port", "host_name", b"host_name", "id", b"id", "local_endpoint", b"local_endpoint", "pid", b"pid", "shell_port", b"shell_port"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -28,7 +28,7 @@ from heron_core.proto import metrics_pb2 as heron__core_dot_proto_dot_metrics__p
 from heron_core.proto import topology_pb2 as heron__core_dot_proto_dot_topology__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron_core/proto/tmanager.proto\x12\x0eheron.tmanager\x1a\x1dheron_core/proto/common.proto\x1a$heron_core/proto/physical_plan.proto\x1a\x1eheron_core/proto/metrics.proto\x1a\x1fheron_core/proto/topology.proto\"\x8e\x01\n\x10TManagerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x17\n\x0f\x63ontroller_port\x18\x04 \x01(\x05\x12\x13\n\x0bserver_port\x18\x05 \x01(\x05\x12\x12\n\nstats_port\x18\x06 \x01(\x05\"e\n\x14StMgrRegisterRequest\x12\"\n\x05stmgr\x18\x01 \x01(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x02 \x03(\x0b\x32\x16.heron.system.Instance\"h\n\x15StMgrRegisterResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12)\n\x05pplan\x18\x02 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"A\n\x15StMgrHeartbeatRequest\x12\x10\n\x08stmgr_id\x18\x01 \x01(\t\x12\x16\n\x0eheartbeat_time\x18\x02 \x01(\x03\">\n\x16StMgrHeartbeatResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\"G\n\x16NewPhysicalPlanMessage\x12-\n\tnew_pplan\x18\x01 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"P\n\x0ePublishMetrics\x12>\n\x08messages\x18\x01 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"(\n\x0eMetricsRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\"w\n\x0fMetricsResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12>\n\x08messages\x18\x02 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"?\n\x14TopologyStateRequest\x12\'\n\x05state\x18\x01 \x01(\x0e\x32\x18.heron.api.TopologyState\"=\n\x15TopologyStateResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Statusb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1fheron_core/proto/tmanager.proto\x12\x0eheron.tmanager\x1a\x1dheron_core/proto/common.proto\x1a$heron_core/proto/physical_plan.proto\x1a\x1eheron_core/proto/metrics.proto\x1a\x1fheron_core/proto/topology.proto\"\x8e\x01\n\x10TManagerLocation\x12\x15\n\rtopology_name\x18\x01 \x01(\t\x12\x13\n\x0btopology_id\x18\x02 \x01(\t\x12\x0c\n\x04host\x18\x03 \x01(\t\x12\x17\n\x0f\x63ontroller_port\x18\x04 \x01(\x05\x12\x13\n\x0bserver_port\x18\x05 \x01(\x05\x12\x12\n\nstats_port\x18\x06 \x01(\x05\"e\n\x14StMgrRegisterRequest\x12\"\n\x05stmgr\x18\x01 \x01(\x0b\x32\x13.heron.system.StMgr\x12)\n\tinstances\x18\x02 \x03(\x0b\x32\x16.heron.system.Instance\"h\n\x15StMgrRegisterResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12)\n\x05pplan\x18\x02 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"A\n\x15StMgrHeartbeatRequest\x12\x10\n\x08stmgr_id\x18\x01 \x01(\t\x12\x16\n\x0eheartbeat_time\x18\x02 \x01(\x03\">\n\x16StMgrHeartbeatResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\"G\n\x16NewPhysicalPlanMessage\x12-\n\tnew_pplan\x18\x01 \x01(\x0b\x32\x1a.heron.system.PhysicalPlan\"P\n\x0ePublishMetrics\x12>\n\x08messages\x18\x01 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\"(\n\x0eMetricsRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\"w\n\x0fMetricsResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12>\n\x08messages\x18\x02 \x03(\x0b\x32,.heron.metrics.MetricPublisherPublishMessage\",\n\x0eMetricInterval\x12\r\n\x05start\x18\x01 \x01(\x03\x12\x0b\n\x03\x65nd\x18\x02 \x01(\x03\"\xab\x01\n\rMetricRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\x12\x13\n\x0binstance_id\x18\x02 \x03(\t\x12\x0e\n\x06metric\x18\x03 \x03(\t\x12\x10\n\x08interval\x18\x04 \x01(\x03\x12\x39\n\x11\x65xplicit_interval\x18\x05 \x01(\x0b\x32\x1e.heron.tmanager.MetricInterval\x12\x10\n\x08minutely\x18\x06 \x01(\x08\"V\n\x13MetricIntervalValue\x12\r\n\x05value\x18\x01 \x01(\t\x12\x30\n\x08interval\x18\x02 \x01(\x0b\x32\x1e.heron.tmanager.MetricInterval\"m\n\x10IndividualMetric\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t\x12<\n\x0finterval_values\x18\x03 \x03(\x0b\x32#.heron.tmanager.MetricIntervalValue\"S\n\nTaskMetric\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x30\n\x06metric\x18\x02 \x03(\x0b\x32 .heron.tmanager.IndividualMetric\"t\n\x0eMetricResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12*\n\x06metric\x18\x02 \x03(\x0b\x32\x1a.heron.tmanager.TaskMetric\x12\x10\n\x08interval\x18\x03 \x01(\x03\"\xae\x01\n\x14TmanagerExceptionLog\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\x12\x10\n\x08hostname\x18\x02 \x01(\t\x12\x13\n\x0binstance_id\x18\x03 \x01(\t\x12\x12\n\nstacktrace\x18\x04 \x01(\t\x12\x10\n\x08lasttime\x18\x05 \x01(\t\x12\x11\n\tfirsttime\x18\x06 \x01(\t\x12\r\n\x05\x63ount\x18\x07 \x01(\x05\x12\x0f\n\x07logging\x18\x08 \x01(\t\"@\n\x13\x45xceptionLogRequest\x12\x16\n\x0e\x63omponent_name\x18\x01 \x01(\t\x12\x11\n\tinstances\x18\x02 \x03(\t\"v\n\x14\x45xceptionLogResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12\x38\n\nexceptions\x18\x02 \x03(\x0b\x32$.heron.tmanager.TmanagerExceptionLog\"?\n\x14TopologyStateRequest\x12\'\n\x05state\x18\x01 \x01(\x0e\x32\x18.heron.api.TopologyState\"=\n\x15TopologyStateResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Statusb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -53,8 +53,26 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_METRICSREQUEST']._serialized_end=865
   _globals['_METRICSRESPONSE']._serialized_start=867
   _globals['_METRICSRESPONSE']._serialized_end=986
-  _globals['_TOPOLOGYSTATEREQUEST']._serialized_start=988
-  _globals['_TOPOLOGYSTATEREQUEST']._serialized_end=1051
-  _globals['_TOPOLOGYSTATERESPONSE']._serialized_start=1053
-  _globals['_TOPOLOGYSTATERESPONSE']._serialized_end=1114
+  _globals['_METRICINTERVAL']._serialized_start=988
+  _globals['_METRICINTERVAL']._serialized_end=1032
+  _globals['_METRICREQUEST']._serialized_start=1035
+  _globals['_METRICREQUEST']._serialized_end=1206
+  _globals['_METRICINTERVALVALUE']._serialized_start=1208
+  _globals['_METRICINTERVALVALUE']._serialized_end=1294
+  _globals['_INDIVIDUALMETRIC']._serialized_start=1296
+  _globals['_INDIVIDUALMETRIC']._serialized_end=1405
+  _globals['_TASKMETRIC']._serialized_start=1407
+  _globals['_TASKMETRIC']._serialized_end=1490
+  _globals['_METRICRESPONSE']._serialized_start=1492
+  _globals['_METRICRESPONSE']._serialized_end=1608
+  _globals['_TMANAGEREXCEPTIONLOG']._serialized_start=1611
+  _globals['_TMANAGEREXCEPTIONLOG']._serialized_end=1785
+  _globals['_EXCEPTIONLOGREQUEST']._serialized_start=1787
+  _globals['_EXCEPTIONLOGREQUEST']._serialized_end=1851
+  _globals['_EXCEPTIONLOGRESPONSE']._serialized_start=1853
+  _globals['_EXCEPTIONLOGRESPONSE']._serialized_end=1971
+  _globals['_TOPOLOGYSTATEREQUEST']._serialized_start=1973
+  _globals['_TOPOLOGYSTATEREQUEST']._serialized_end=2036
+  _globals['_TOPOLOGYSTATERESPONSE']._serialized_start=2038
+  _globals['_TOPOLOGYSTATERESPONSE']._serialized_end=2099
 # @@protoc_insertion_point(module_scope)

@@ -171,8 +171,10 @@ Global___NewPhysicalPlanMessage: _TypeAlias = NewPhysicalPlanMessage  # noqa: Y0
 
 @_typing.final
 class PublishMetrics(_message.Message):
-    """Stream managers forward their instances' latest metric snapshots to the tmanager,
-    which answers MetricsRequest on its stats port (the `heron run` display, the tracker).
+    """Each container's metrics manager (its `tmanager` sink) sends what its instances and stream
+    manager published to the tmanager's server port. Every value is the value of one export
+    interval, as in Heron (counts since the previous message, the interval's average latency,
+    the newest gauge); the tmanager's metrics cache aggregates them by metric type.
     """
 
     DESCRIPTOR: _descriptor.Descriptor
@@ -195,6 +197,10 @@ Global___PublishMetrics: _TypeAlias = PublishMetrics  # noqa: Y015
 
 @_typing.final
 class MetricsRequest(_message.Message):
+    """Stats port. The all-time value of every metric of every instance, one message per instance,
+    stamped with the time of its newest interval (the `heron run` display, LocalCluster).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     COMPONENT_NAME_FIELD_NUMBER: _builtins.int
@@ -222,9 +228,7 @@ class MetricsResponse(_message.Message):
     @_builtins.property
     def status(self) -> _common_pb2.Status: ...
     @_builtins.property
-    def messages(self) -> _containers.RepeatedCompositeFieldContainer[_metrics_pb2.MetricPublisherPublishMessage]:
-        """newest per instance"""
-
+    def messages(self) -> _containers.RepeatedCompositeFieldContainer[_metrics_pb2.MetricPublisherPublishMessage]: ...
     def __init__(
         self,
         *,
@@ -238,6 +242,273 @@ class MetricsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___MetricsResponse: _TypeAlias = MetricsResponse  # noqa: Y015
+
+@_typing.final
+class MetricInterval(_message.Message):
+    """Stats port: Heron's metric query (the tracker's /topologies/metrics and /metricstimeline)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    START_FIELD_NUMBER: _builtins.int
+    END_FIELD_NUMBER: _builtins.int
+    start: _builtins.int
+    """unix seconds, inclusive"""
+    end: _builtins.int
+    """unix seconds, inclusive"""
+    def __init__(
+        self,
+        *,
+        start: _builtins.int = ...,
+        end: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["end", b"end", "start", b"start"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MetricInterval: _TypeAlias = MetricInterval  # noqa: Y015
+
+@_typing.final
+class MetricRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPONENT_NAME_FIELD_NUMBER: _builtins.int
+    INSTANCE_ID_FIELD_NUMBER: _builtins.int
+    METRIC_FIELD_NUMBER: _builtins.int
+    INTERVAL_FIELD_NUMBER: _builtins.int
+    EXPLICIT_INTERVAL_FIELD_NUMBER: _builtins.int
+    MINUTELY_FIELD_NUMBER: _builtins.int
+    component_name: _builtins.str
+    interval: _builtins.int
+    """seconds back from now; -1: all time"""
+    minutely: _builtins.bool
+    """also answer the value of each minute bucket"""
+    @_builtins.property
+    def instance_id(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """empty: every instance of the component"""
+
+    @_builtins.property
+    def metric(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """names; a name ending in "/" matches every name it prefixes"""
+
+    @_builtins.property
+    def explicit_interval(self) -> Global___MetricInterval:
+        """used instead of interval when set"""
+
+    def __init__(
+        self,
+        *,
+        component_name: _builtins.str = ...,
+        instance_id: _abc.Iterable[_builtins.str] | None = ...,
+        metric: _abc.Iterable[_builtins.str] | None = ...,
+        interval: _builtins.int = ...,
+        explicit_interval: Global___MetricInterval | None = ...,
+        minutely: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["explicit_interval", b"explicit_interval"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["component_name", b"component_name", "explicit_interval", b"explicit_interval", "instance_id", b"instance_id", "interval", b"interval", "metric", b"metric", "minutely", b"minutely"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MetricRequest: _TypeAlias = MetricRequest  # noqa: Y015
+
+@_typing.final
+class MetricIntervalValue(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VALUE_FIELD_NUMBER: _builtins.int
+    INTERVAL_FIELD_NUMBER: _builtins.int
+    value: _builtins.str
+    @_builtins.property
+    def interval(self) -> Global___MetricInterval: ...
+    def __init__(
+        self,
+        *,
+        value: _builtins.str = ...,
+        interval: Global___MetricInterval | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["interval", b"interval"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interval", b"interval", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MetricIntervalValue: _TypeAlias = MetricIntervalValue  # noqa: Y015
+
+@_typing.final
+class IndividualMetric(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    INTERVAL_VALUES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    value: _builtins.str
+    """aggregated over the asked interval"""
+    @_builtins.property
+    def interval_values(self) -> _containers.RepeatedCompositeFieldContainer[Global___MetricIntervalValue]:
+        """per minute, oldest first (minutely)"""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        value: _builtins.str = ...,
+        interval_values: _abc.Iterable[Global___MetricIntervalValue] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interval_values", b"interval_values", "name", b"name", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IndividualMetric: _TypeAlias = IndividualMetric  # noqa: Y015
+
+@_typing.final
+class TaskMetric(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INSTANCE_ID_FIELD_NUMBER: _builtins.int
+    METRIC_FIELD_NUMBER: _builtins.int
+    instance_id: _builtins.str
+    @_builtins.property
+    def metric(self) -> _containers.RepeatedCompositeFieldContainer[Global___IndividualMetric]: ...
+    def __init__(
+        self,
+        *,
+        instance_id: _builtins.str = ...,
+        metric: _abc.Iterable[Global___IndividualMetric] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["instance_id", b"instance_id", "metric", b"metric"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TaskMetric: _TypeAlias = TaskMetric  # noqa: Y015
+
+@_typing.final
+class MetricResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    METRIC_FIELD_NUMBER: _builtins.int
+    INTERVAL_FIELD_NUMBER: _builtins.int
+    interval: _builtins.int
+    """seconds the answer covers"""
+    @_builtins.property
+    def status(self) -> _common_pb2.Status:
+        """NOTOK with a message for an unknown component"""
+
+    @_builtins.property
+    def metric(self) -> _containers.RepeatedCompositeFieldContainer[Global___TaskMetric]: ...
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+        metric: _abc.Iterable[Global___TaskMetric] | None = ...,
+        interval: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["interval", b"interval", "metric", b"metric", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MetricResponse: _TypeAlias = MetricResponse  # noqa: Y015
+
+@_typing.final
+class TmanagerExceptionLog(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPONENT_NAME_FIELD_NUMBER: _builtins.int
+    HOSTNAME_FIELD_NUMBER: _builtins.int
+    INSTANCE_ID_FIELD_NUMBER: _builtins.int
+    STACKTRACE_FIELD_NUMBER: _builtins.int
+    LASTTIME_FIELD_NUMBER: _builtins.int
+    FIRSTTIME_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    LOGGING_FIELD_NUMBER: _builtins.int
+    component_name: _builtins.str
+    hostname: _builtins.str
+    instance_id: _builtins.str
+    stacktrace: _builtins.str
+    lasttime: _builtins.str
+    """ISO 8601, UTC"""
+    firsttime: _builtins.str
+    count: _builtins.int
+    logging: _builtins.str
+    """the message the exception was reported with"""
+    def __init__(
+        self,
+        *,
+        component_name: _builtins.str = ...,
+        hostname: _builtins.str = ...,
+        instance_id: _builtins.str = ...,
+        stacktrace: _builtins.str = ...,
+        lasttime: _builtins.str = ...,
+        firsttime: _builtins.str = ...,
+        count: _builtins.int = ...,
+        logging: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["component_name", b"component_name", "count", b"count", "firsttime", b"firsttime", "hostname", b"hostname", "instance_id", b"instance_id", "lasttime", b"lasttime", "logging", b"logging", "stacktrace", b"stacktrace"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___TmanagerExceptionLog: _TypeAlias = TmanagerExceptionLog  # noqa: Y015
+
+@_typing.final
+class ExceptionLogRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMPONENT_NAME_FIELD_NUMBER: _builtins.int
+    INSTANCES_FIELD_NUMBER: _builtins.int
+    component_name: _builtins.str
+    @_builtins.property
+    def instances(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """empty: every instance of the component"""
+
+    def __init__(
+        self,
+        *,
+        component_name: _builtins.str = ...,
+        instances: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["component_name", b"component_name", "instances", b"instances"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExceptionLogRequest: _TypeAlias = ExceptionLogRequest  # noqa: Y015
+
+@_typing.final
+class ExceptionLogResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATUS_FIELD_NUMBER: _builtins.int
+    EXCEPTIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def status(self) -> _common_pb2.Status: ...
+    @_builtins.property
+    def exceptions(self) -> _containers.RepeatedCompositeFieldContainer[Global___TmanagerExceptionLog]: ...
+    def __init__(
+        self,
+        *,
+        status: _common_pb2.Status | None = ...,
+        exceptions: _abc.Iterable[Global___TmanagerExceptionLog] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["status", b"status"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["exceptions", b"exceptions", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExceptionLogResponse: _TypeAlias = ExceptionLogResponse  # noqa: Y015
 
 @_typing.final
 class TopologyStateRequest(_message.Message):

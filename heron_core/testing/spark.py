@@ -22,7 +22,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -34,6 +33,8 @@ from pathlib import Path
 from typing import IO, Any, Self
 
 import psutil
+
+from heron_core.network import free_port
 
 __all__ = [
     "QUICK_START_JAVA_OPTIONS",
@@ -69,14 +70,6 @@ def spark_home() -> Path:
             "PySpark is not installed: pip install 'heron-storm[spark]'"
         ) from exc
     return Path(pyspark.__file__).resolve().parent
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port free on ``host`` (a local address) right now."""
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def executor_jvms(app_id: str) -> list[psutil.Process]:

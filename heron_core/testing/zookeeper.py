@@ -21,6 +21,8 @@ from typing import IO, Self
 
 from kazoo.client import KazooClient
 
+from heron_core.network import free_port
+
 __all__ = ["INSTALL_HINT", "ZOOKEEPER_JAR", "ZooKeeperServer", "ZooKeeperServerError"]
 
 ZOOKEEPER_JAR = Path("/usr/share/java/zookeeper.jar")
@@ -113,7 +115,7 @@ class ZooKeeperServer:
         conf, data = self._directory / "conf", self._directory / "data"
         conf.mkdir()
         data.mkdir()
-        self._port = _free_port(self._host)
+        self._port = free_port(self._host)
         (conf / "zoo.cfg").write_text(
             f"tickTime=500\ndataDir={data}\nclientPort={self._port}\n"
             f"clientPortAddress={self._host}\nmaxClientCnxns=0\n"
@@ -220,10 +222,3 @@ class ZooKeeperServer:
                 return b"".join(iter(lambda: connection.recv(4096), b""))
         except OSError:
             return b""
-
-
-def _free_port(host: str) -> int:
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        port: int = probe.getsockname()[1]
-        return port

@@ -63,9 +63,11 @@ def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContaine
     executor = fake_container.executor(1)
     assert executor.wait(timeout=120) == 1
     status = read_status(status_path(fake_container.root, 1))
-    assert status["container_1_count_3"] == ProcessStatus(
-        starts=3, crashes=3, last_exit="exit status 3", gave_up=True
+    count = status["container_1_count_3"]
+    assert count == ProcessStatus(
+        starts=3, crashes=3, last_exit="exit status 3", gave_up=True, pid=count.pid
     )
+    assert count.pid == fake_container.starts("container_1_count_3")[-1]  # the newest start
     assert status["container_1_word_1"].crashes == 0
     assert status["stmgr-1"].starts == 1
     log = fake_container.log("executor-1")
@@ -82,4 +84,7 @@ def test_a_restarted_instance_is_counted(fake_container: FakeContainer) -> None:
         lambda: read_status(path).get("container_1_count_3", ProcessStatus()).starts == 2,
         "the restart to be counted",
     )
-    assert read_status(path)["container_1_count_3"] == ProcessStatus(2, 1, "exit status 3")
+    count = read_status(path)["container_1_count_3"]
+    assert count == ProcessStatus(2, 1, "exit status 3", pid=count.pid)
+    wait_until(lambda: len(fake_container.starts("container_1_count_3")) == 2, "its 2nd start")
+    assert count.pid == fake_container.starts("container_1_count_3")[-1]  # the running one
