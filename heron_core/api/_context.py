@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -69,7 +70,30 @@ class TopologyContext(abc.ABC):
 
     @abc.abstractmethod
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
-        """Report ``metric`` under ``name`` every ``time_bucket_in_sec`` seconds."""
+        """Publish ``metric`` under ``name`` every ``time_bucket_in_sec`` seconds.
+
+        ``metric`` is any object with ``get_value_and_reset()`` (see `heron_core.api.metrics`);
+        the instance calls it on the task's thread, at the first metrics export once the bucket
+        has passed (a bucket shorter than ``heron.metrics.export.interval.sec`` is rounded up
+        to it), and once more when the task stops, so no value is lost. None is not
+        published; a dict is published as ``name/key`` per key.
+
+        Raises:
+            ValueError: ``name`` is registered already, ``metric`` has no
+                ``get_value_and_reset`` or the bucket is not positive.
+        """
+
+    def report_error(self, error: BaseException | str) -> None:
+        """Report an error the task handled (Heron's and Storm's ``reportError``): an exception
+        (its traceback is kept) or a stack trace text. The instance publishes it to the
+        topology's exception log, merged with identical traces of the same interval; this
+        default only logs it at ERROR.
+        """
+        where = (
+            f"topology {self.get_topology_name()!r}, component {self.get_component_id()!r}, "
+            f"task {self.get_task_id()}"
+        )
+        log_reported_error(logging.getLogger(__name__), where, error)
 
     def add_task_hook(self, task_hook: Any) -> None:
         """Register a heronpy ``ITaskHook``.
@@ -81,3 +105,12 @@ class TopologyContext(abc.ABC):
             f"task hooks are not supported by {type(self).__name__}; "
             f"cannot add {type(task_hook).__name__}"
         )
+
+
+def log_reported_error(logger: logging.Logger, where: str, error: BaseException | str) -> None:
+    """Log an error a task reported: an exception as its repr with its traceback, a text as
+    it is."""
+    if isinstance(error, BaseException):
+        logger.error("%s: reported error: %r", where, error, exc_info=error)
+    else:
+        logger.error("%s: reported error: %s", where, error)

@@ -553,8 +553,8 @@ _KEYS = (
         "heron.streammgr.xormgr.rotatingmap.nbuckets",
         int,
         3,
-        "Buckets of the rotating map that expires tuple trees.",
-        minimum=1,
+        "Buckets of the rotating map that expires tuple trees (at least 2).",
+        minimum=2,
     ),
     Key(
         "heron.streammgr.tmanager.heartbeat.interval.sec",

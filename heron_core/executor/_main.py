@@ -19,6 +19,7 @@ from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile, status_path
 from heron_core.executor._supervisor import Supervisor
+from heron_core.network import free_port
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import StateManager, create_state_manager
 
@@ -135,6 +136,7 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
             local_endpoint=f"ipc://{ipc}/" if ipc is not None else "",
             command_prefix=prefix,
             host=args.host,
+            shell_port=free_port(args.host or "127.0.0.1") if args.container != 0 else 0,
         )
         desired = desired_processes(plan, args.container, context)
         log.info(

@@ -146,6 +146,8 @@ class DaemonContext:
             By default this Python with ``-m``; tests point it at a fake daemon.
         host: the address the container's tmanager or stream manager binds and registers in
             the state manager (``--host``); "" leaves the daemons' default (127.0.0.1).
+        shell_port: the TCP port of the container's shell (served by its metrics manager,
+            advertised by its stream manager in the physical plan); 0: none chosen.
     """
 
     topology_name: str
@@ -156,6 +158,7 @@ class DaemonContext:
     local_endpoint: str = ""
     command_prefix: tuple[str, ...] = (sys.executable, "-m")
     host: str = ""
+    shell_port: int = 0
 
     def host_flags(self) -> tuple[str, ...]:
         """``("--host", host)`` for the tmanager and the stream manager, or ``()``."""
@@ -188,10 +191,12 @@ def desired_processes(
 ) -> dict[str, ProcessSpec]:
     """The processes container ``container`` runs, by name, in start order.
 
-    Container 0 runs the topology manager. Container K >= 1 runs its stream manager
-    ``stmgr-K`` and one instance per task of container K in ``plan`` (by task id), each
-    depending on the stream manager and started in the code directory (`code_dir`); the
-    daemons start in W, and bind the context's ``host`` when it is set.
+    Container 0 runs the topology manager. Container K >= 1 runs its metrics manager
+    ``metricsmgr-K``, its stream manager ``stmgr-K`` and one instance per task of container K
+    in ``plan`` (by task id), each depending on the stream manager and started in the code
+    directory (`code_dir`); the daemons start in W, and bind the context's ``host`` when it is
+    set. The metrics manager serves the shell on the context's ``shell_port``, which the
+    stream manager advertises.
 
     Raises:
         SchedulerError: ``container`` is negative, or K >= 1 is not a container of ``plan``.
@@ -200,11 +205,11 @@ def desired_processes(
     ...     id=1, instances=[packing_plan_pb2.InstancePlan(component_name="word", task_id=1)])])
     >>> ctx = DaemonContext("wc", "wc-1", "local", "/w", "{}", "ipc:///tmp/h/", ("py", "-m"))
     >>> list(desired_processes(plan, 1, ctx))
-    ['stmgr-1', 'container_1_word_1']
+    ['metricsmgr-1', 'stmgr-1', 'container_1_word_1']
     >>> desired_processes(plan, 1, ctx)["container_1_word_1"].depends_on
     'stmgr-1'
     >>> [spec.cwd for spec in desired_processes(plan, 1, ctx).values()]
-    [None, '/w/code']
+    [None, None, '/w/code']
     >>> on_host = DaemonContext("wc", "wc-1", "spark", "/w", "{}", "", ("py", "-m"), "10.0.0.5")
     >>> desired_processes(plan, 0, on_host)["tmanager"].argv[-2:]
     ('--host', '10.0.0.5')
@@ -222,17 +227,30 @@ def desired_processes(
             f"{plan.id!r} (containers: 0 for the tmanager, then {known})"
         )
     stmgr = stmgr_name(container)
+    metricsmgr = f"metricsmgr-{container}"
+    shell = ("--shell-port", str(context.shell_port))
+    local = ("--local-endpoint", context.local_endpoint)
     specs = {
+        metricsmgr: ProcessSpec(
+            metricsmgr,
+            context.command(
+                "heron_core.metricsmgr",
+                *context.common_flags(container),
+                *local,
+                *shell,
+                *context.host_flags(),
+            ),
+        ),
         stmgr: ProcessSpec(
             stmgr,
             context.command(
                 "heron_core.stmgr",
                 *context.common_flags(container),
-                "--local-endpoint",
-                context.local_endpoint,
+                *local,
+                *shell,
                 *context.host_flags(),
             ),
-        )
+        ),
     }
     code = str(code_dir(context.working_dir))
     for inst in sorted(plans[container].instances, key=lambda i: i.task_id):

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from heron_core.api import GlobalStreamId, Grouping, TopologyContext
+from heron_core.api._context import log_reported_error
 from heron_core.instance._plan import PlanView
 from heron_core.plan import GroupingKind
 from heron_core.proto import topology_pb2
 
 if TYPE_CHECKING:
     from heron_core.instance._runtime import InstanceRuntime
+
+log = logging.getLogger(__name__)
 
 
 class InstanceContext(TopologyContext):
@@ -20,7 +24,6 @@ class InstanceContext(TopologyContext):
         self._runtime = runtime
         self._plan = plan
         self._config = config
-        self._metrics: dict[str, Any] = {}
 
     def get_task_id(self) -> int:
         return self._runtime.args.task_id
@@ -64,7 +67,19 @@ class InstanceContext(TopologyContext):
         }
 
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
-        self._metrics[name] = metric
+        """Publish ``metric`` under ``name`` every ``time_bucket_in_sec`` seconds (see
+        `heron_core.api.TopologyContext.register_metric`).
+
+        Raises:
+            ValueError: ``name`` is taken, ``metric`` has no ``get_value_and_reset`` or the
+                bucket is not a positive number.
+        """
+        self._runtime.metrics.register(name, metric, time_bucket_in_sec)
+
+    def report_error(self, error: BaseException | str) -> None:
+        """Log ``error`` and publish it to the topology's exception log."""
+        log_reported_error(log, self._runtime.where, error)
+        self._runtime.metrics.exceptions.add(error)
 
     def prepare_custom_grouping(self, grouping: Any, stream: str, target_tasks: list[int]) -> None:
         grouping.prepare(self, self.get_component_id(), stream, target_tasks)

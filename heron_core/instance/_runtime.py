@@ -386,7 +386,7 @@ class InstanceRuntime:
         self.failed: dict[str, int] = {}
         self._inputs: dict[tuple[str, str], _InputStats] = {}  # bolts: per (source, stream)
         self._published_outcomes: dict[tuple[str, str], int] = {}  # settled, last publish
-        self.timed_out = 0
+        self.timed_out: dict[str, int] = {}  # spouts: trees timed out, per stream
         self._early_data: list[bytes] = []
         self._warnings: dict[str, int] = {}
         self._zmq = zmq.Context()
@@ -397,7 +397,10 @@ class InstanceRuntime:
         self._where = (
             f"topology {args.topology_name!r}, component {args.component!r}, task {args.task_id}"
         )
-        self.metrics = InstanceMetrics(args.component, args.instance_id, args.component_index)
+        self.metrics = InstanceMetrics(
+            args.component, args.instance_id, args.component_index, clock=clock
+        )
+        self._ready = False  # set up: the per-task counters exist
         self._plan: PlanView | None = None
         self.pacer = Pacer(1.0)  # replaced once the config is known, started with the loop
         self._batch: InputBatch | None = None  # the batch a bolt is processing
@@ -410,6 +413,11 @@ class InstanceRuntime:
 
     def _spout_outcome(self, outcomes: dict[str, int], stream: str) -> None:
         outcomes[stream] = outcomes.get(stream, 0) + 1
+
+    @property
+    def where(self) -> str:
+        """Names the topology, component and task in messages."""
+        return self._where
 
     def warn_once(self, what: str) -> None:
         """Log a misuse by user code: the first time, then every 1000th time."""
@@ -431,7 +439,7 @@ class InstanceRuntime:
                 mine = done if len(streams) == 1 else [e for e in done if e[1] == stream]
                 self.acked[stream] = self.acked.get(stream, 0) + len(mine)
                 total_ms = (now * len(mine) - sum(e[2] for e in mine)) * 1000.0
-                self.metrics.add_latency("__complete-latency-ms/" + stream, total_ms, len(mine))
+                self.metrics.add_latency("__complete-latency/" + stream, total_ms, len(mine))
         for root in message.failed:
             gone = in_flight.failed(root)
             if gone is not None:
@@ -545,6 +553,11 @@ class InstanceRuntime:
             batches = getattr(hook, "__func__", None) is not Bolt.process_batch
             self._process_batch = hook if batches else None
         self._flush_s, self._linger_s, self._metrics_s = self._intervals()
+        self.metrics.export_s = self._metrics_s
+        self.metrics.sample_s = float(
+            config.get("heron.instance.metrics.system.sample.interval.sec", 10.0)
+        )
+        self._ready = True
         self.pacer = Pacer(self._flush_s)
         # What exists now lives as long as the process: keep it out of every collection, and
         # collect young objects far less often than Python's default (see the config key).
@@ -557,6 +570,7 @@ class InstanceRuntime:
         """Run until stopped; the process exit status."""
         signal.signal(signal.SIGTERM, self.stop)
         signal.signal(signal.SIGINT, self.stop)
+        status = 0
         try:
             self._setup()
             log.info("%s started (pid-local task %d)", self._where, self.args.task_id)
@@ -566,23 +580,35 @@ class InstanceRuntime:
             else:
                 self._bolt_loop()
             self._shutdown()
-            return 0
         except SystemExit as exc:
-            return int(exc.code or 0)
-        except Exception:
+            status = int(exc.code or 0)
+        except Exception as exc:
             log.exception(
                 "%s: user code raised; the instance exits and will be restarted", self._where
             )
-            return 1
+            self.metrics.exceptions.add(exc)
+            status = 1
         finally:
             self.pacer.stop()
+            self._publish_final()
             self.client.close()
             self._zmq.term()
+        return status
+
+    def _publish_final(self) -> None:
+        """The last metrics message (with what was not published yet: counts, every user
+        metric, the exception that ends the process), delivered before the process exits."""
+        try:
+            self._publish_metrics(final=True)
+        except Exception:  # never hide the exit status or the original error
+            log.exception("%s: cannot build the final metrics message", self._where)
+            return
+        if not self.client.flush_metrics(2.0):
+            log.warning("%s: the final metrics message was not delivered", self._where)
 
     def _shutdown(self) -> None:
         self.emitter.flush()
         self.acks.flush()
-        self._publish_metrics()
         if not self.client.flush_blocking(1.0):
             log.warning(
                 "%s: %d batches not delivered at shutdown", self._where, len(self.client.pending)
@@ -661,7 +687,7 @@ class InstanceRuntime:
             now = clock()
             if now >= next_scan:
                 for msg_id, stream in in_flight.expired(timeout_s):
-                    self.timed_out += 1
+                    self.timed_out[stream] = self.timed_out.get(stream, 0) + 1
                     self._spout_outcome(self.failed, stream)
                     spout.fail(msg_id)
                 next_scan = now + scan_s
@@ -807,7 +833,7 @@ class InstanceRuntime:
         elapsed_ms = (now - start) * 1000.0
         key_name = f"{source}/{stream}"
         self.metrics.counters["__execute-count/" + key_name] += len(rows) - self._counted
-        self.metrics.add_latency("__execute-latency-ms/" + key_name, elapsed_ms, len(rows))
+        self.metrics.add_latency("__execute-latency/" + key_name, elapsed_ms, len(rows))
 
     def _tick(self) -> None:
         tup = Tuple("__tick", TICK_COMPONENT, TICK_STREAM, -1, [self._tick_s])
@@ -818,8 +844,17 @@ class InstanceRuntime:
         for stats in self._inputs.values():
             stats.settle(now)
 
-    def _publish_metrics(self) -> None:
-        counters = self.metrics.counters
+    def _publish_metrics(self, final: bool = False) -> None:
+        """Send the metrics of the interval that ends now (``final``: the last one)."""
+        metrics = self.metrics
+        counters = metrics.counters
+        counters["__metrics-messages-dropped"] = self.client.metrics_dropped
+        if self._ready:
+            self._count_outcomes(counters)
+        self.client.send_message(metrics.snapshot(final))
+
+    def _count_outcomes(self, counters: dict[str, int]) -> None:
+        """Bring the cumulative counters up to date (`InstanceMetrics` sends their deltas)."""
         for stream, count in self.emitter.emit_counts().items():
             counters["__emit-count/" + stream] = count
         for stream, count in self.acked.items():
@@ -833,11 +868,11 @@ class InstanceRuntime:
             new = stats.settled - self._published_outcomes.get((source, stream), 0)
             if new:
                 self.metrics.add_latency(
-                    f"__process-latency-ms/{source}/{stream}", stats.process_s * 1000.0, new
+                    f"__process-latency/{source}/{stream}", stats.process_s * 1000.0, new
                 )
                 stats.process_s = 0.0
                 self._published_outcomes[(source, stream)] = stats.settled
         if self.is_spout:
-            counters["__timeout-count/default"] = self.timed_out
-            counters["__pending-count/default"] = len(self.in_flight)
-        self.client.send_message(self.metrics.snapshot())
+            for stream, count in self.timed_out.items():
+                counters["__timeout-count/" + stream] = count
+            self.metrics.gauges["__pending-count/default"] = len(self.in_flight)

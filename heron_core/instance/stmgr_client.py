@@ -1,20 +1,23 @@
-"""The instance's connections to its stream manager: a zmq DEALER to the per-task ipc socket
-(``<prefix>task-<T>``) for everything but metrics, and a PUSH to the shared metrics socket
-(``<prefix>metrics``).
+"""The instance's connections to its container: a zmq DEALER to its stream manager's per-task
+ipc socket (``<prefix>task-<T>``) for everything but metrics, and a PUSH to the metrics
+manager's socket (``heron_core.network.metrics_endpoint``).
 
 Sends never block the user's thread: a message the socket cannot take now waits in ``pending``
 and the runtime stops producing (spouts) or consuming (bolts) until it drains, which is how
-back pressure reaches an instance. Metrics do not wait there: under back pressure the stream
-manager stops reading its spouts' task sockets, and a spout's counters queued behind its data
-would reach no one for as long (a client would read its rate as 0). They go out on their own
-socket, and one the stream manager cannot take at once is dropped: the next one carries the
-same cumulative counters.
+back pressure reaches an instance. Metrics go out on their own socket, so that back pressure
+never holds them behind data. Each metrics message covers one interval (counts are deltas), so
+one the socket cannot take at once waits in a short backlog, sent before the next; only when
+the backlog overflows (the metrics manager gone for minutes) is the oldest dropped, and counted
+in `StMgrClient.metrics_dropped`, which the runtime publishes as ``__metrics-messages-dropped``.
+At shutdown `flush_metrics` waits for the backlog, and the socket lingers so the final message
+is delivered.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from collections import deque
 from collections.abc import Sequence
 
@@ -29,6 +32,9 @@ log = logging.getLogger(__name__)
 SEND_HWM = 16
 RECV_HWM = 16
 METRICS_HWM = 4
+METRICS_BACKLOG = 256
+"""Metrics messages kept while the socket is full (minutes at the default export interval)."""
+METRICS_LINGER_MS = 2000
 
 
 class StMgrClient:
@@ -50,9 +56,11 @@ class StMgrClient:
         self.pending: deque[Sequence[bytes]] = deque()
         self.metrics_socket: zmq.Socket[bytes] = context.socket(zmq.PUSH)
         self.metrics_socket.setsockopt(zmq.SNDHWM, METRICS_HWM)
-        self.metrics_socket.setsockopt(zmq.LINGER, 1000)
+        self.metrics_socket.setsockopt(zmq.LINGER, METRICS_LINGER_MS)
         self.metrics_socket.connect(metrics_endpoint(endpoint))
+        self.metrics_backlog: deque[Sequence[bytes]] = deque()
         self.metrics_dropped = 0
+        """Metrics messages dropped so far (the backlog overflowed)."""
 
     def register(
         self, instance: physical_plan_pb2.Instance, topology_name: str, topology_id: str
@@ -66,15 +74,41 @@ class StMgrClient:
         self.send(encode(request))
 
     def send_message(self, message: Message) -> None:
-        """Send ``message``: metrics on the metrics socket (dropped if it is full), anything
-        else after what is pending."""
+        """Send ``message``: metrics on the metrics socket (after its backlog), anything else
+        after what is pending."""
         if isinstance(message, metrics_pb2.MetricPublisherPublishMessage):
-            try:
-                self.metrics_socket.send_multipart(encode(message), zmq.NOBLOCK)
-            except zmq.Again:
+            backlog = self.metrics_backlog
+            backlog.append(encode(message))
+            if len(backlog) > METRICS_BACKLOG:
+                backlog.popleft()
                 self.metrics_dropped += 1
+            self.drain_metrics()
             return
         self.send(encode(message))
+
+    def drain_metrics(self) -> bool:
+        """Send the metrics backlog; True when nothing is left in it."""
+        backlog = self.metrics_backlog
+        while backlog:
+            try:
+                self.metrics_socket.send_multipart(backlog[0], zmq.NOBLOCK)
+            except zmq.Again:
+                return False
+            backlog.popleft()
+        return True
+
+    def flush_metrics(self, timeout_s: float) -> bool:
+        """At shutdown: wait up to ``timeout_s`` for the metrics backlog to go out (the socket
+        then lingers to deliver it); True when it did."""
+        poller = zmq.Poller()
+        poller.register(self.metrics_socket, zmq.POLLOUT)
+        deadline = time.monotonic() + timeout_s
+        while not self.drain_metrics():
+            left_ms = int((deadline - time.monotonic()) * 1000)
+            if left_ms <= 0:
+                return False
+            poller.poll(min(left_ms, 50))
+        return True
 
     def send_data(self, dest_task: int, batch: bytes) -> None:
         self.send(data_frames(dest_task, batch))

@@ -88,16 +88,26 @@ def handshake_conf(config: Mapping[str, Any], context: TopologyContext) -> dict[
 class ShellMetric:
     """A metric a multilang component updates with the ``metrics`` command (registered with
     the task's context on first use): numeric params add up, like Storm's
-    ``CountShellMetric``; any other value replaces the previous one.
+    ``CountShellMetric``, and are published as counts (``metric_type`` SUM); any other value
+    replaces the previous one and is published as a gauge (LAST).
 
     >>> metric = ShellMetric()
     >>> metric.update(2); metric.update(3)
-    >>> metric.get_value_and_reset(), metric.get_value_and_reset()
-    (5, None)
+    >>> metric.metric_type, metric.get_value_and_reset(), metric.get_value_and_reset()
+    ('SUM', 5, None)
+    >>> metric.update({"a": 1}); metric.metric_type
+    'LAST'
     """
 
     def __init__(self) -> None:
         self._value: Any = None
+
+    @property
+    def metric_type(self) -> str:
+        """SUM while the value is a number, else LAST."""
+        value = self._value
+        numeric = isinstance(value, int | float) and not isinstance(value, bool)
+        return "SUM" if numeric or value is None else "LAST"
 
     def update(self, params: Any) -> None:
         """Apply one ``metrics`` command's params."""

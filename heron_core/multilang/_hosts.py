@@ -159,8 +159,8 @@ class _Host:
             shell_log.log(
                 level, "%s: ShellLog pid %s: %s", self.where, self.pid, message.get("msg")
             )
-        elif command == "error":
-            log.error("%s: the subprocess reported an error: %s", self.where, message.get("msg"))
+        elif command == "error":  # msg: the stack trace (pystorm's raise_exception)
+            self._context.report_error(str(message.get("msg")))
         elif command == "metrics":
             name = message.get("name")
             if not isinstance(name, str) or not name:
@@ -169,8 +169,9 @@ class _Host:
             metric = self._metrics.get(name)
             if metric is None:
                 metric = self._metrics[name] = ShellMetric()
-                interval = int(self._config.get("heron.metrics.export.interval.sec") or 60)
-                self._context.register_metric(name, metric, max(1, interval))
+                # published at every export, like Storm's shell metrics each bucket
+                interval = self._config.get("heron.metrics.export.interval.sec") or 1
+                self._context.register_metric(name, metric, interval)
             metric.update(message.get("params"))
         else:
             return False

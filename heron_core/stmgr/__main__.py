@@ -22,6 +22,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--state-config", required=True, help="state manager config (JSON)")
     parser.add_argument("--local-endpoint", required=True, help="ipc endpoint prefix for instances")
     parser.add_argument("--host", default="127.0.0.1", help="address peers reach this stmgr at")
+    parser.add_argument(
+        "--shell-port",
+        type=int,
+        default=0,
+        help="tcp port of the container's shell (its metrics manager), put in the physical plan",
+    )
     ns = parser.parse_args(argv)
     args = StMgrArgs(
         topology_name=ns.topology_name,
@@ -31,6 +37,7 @@ def main(argv: list[str] | None = None) -> int:
         working_dir=ns.working_dir,
         local_endpoint=ns.local_endpoint,
         host=ns.host,
+        shell_port=ns.shell_port,
     )
     configure_daemon_logging(args.topology_name, "stmgr", args.stmgr_id)
     state = create_state_manager(json.loads(ns.state_config), ns.cluster)

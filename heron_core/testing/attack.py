@@ -1,11 +1,13 @@
 """A hostile local process against a running topology's TCP ports, for the transport tests.
 
 `daemon_ports` lists every TCP port the topology's daemons advertise (the tmanager's stream
-manager and stats ports, every stream manager's data port) from the state manager, so the same
+manager and stats ports, every stream manager's data port, every metrics manager's shell port)
+from the state manager, so the same
 attack runs against any cluster. `attack` sends each of them what an attacker without the
 topology's key would: crafted messages whose unpickling would create ``marker`` (a tuple batch
 with a pickled payload, addressed to every task), a forged request to pause the topology, a
-forged start-back-pressure message and a forged stream manager registration; over zmq with
+forged start-back-pressure message, a forged stream manager registration and a request for
+the topology's secret key file from a container's shell; over zmq with
 no CURVE at all, over zmq with a CURVE key pair of its own (knowing the server's public key),
 and as raw bytes on a plain TCP connection. If any of it were read, ``marker`` would exist,
 the topology would be paused or throttled, or the counts would change.
@@ -29,6 +31,7 @@ import zmq
 
 from heron_core.network import TopologyKeys, data_frames, encode
 from heron_core.proto import (
+    metrics_pb2,
     physical_plan_pb2,
     stmgr_pb2,
     tmanager_pb2,
@@ -64,6 +67,11 @@ def daemon_ports(state: StateManager, topology_name: str) -> list[Target]:
         Target("tmanager stats port", location.host, location.stats_port),
     ]
     targets += [Target(f"{s.id} data port", s.host_name, s.data_port) for s in plan.stmgrs]
+    targets += [
+        Target(f"metricsmgr-{s.container_id} shell port", s.host_name, s.shell_port)
+        for s in plan.stmgrs
+        if s.shell_port
+    ]
     return targets
 
 
@@ -100,6 +108,7 @@ def _messages(marker: Path, tasks: list[int], topology_name: str) -> list[list[b
     )
     stmgr = physical_plan_pb2.StMgr(id="stmgr-1", host_name="192.0.2.99", data_port=9)
     frames.append(encode(tmanager_pb2.StMgrRegisterRequest(stmgr=stmgr)))
+    frames.append(encode(metrics_pb2.ShellFileRequest(path="keys/topology.key_secret")))
     return frames
 
 

@@ -1,12 +1,14 @@
-"""The Topology Manager daemon (container 0): registers stream managers, builds the plan.
+"""The Topology Manager daemon (container 0): registers stream managers, builds the plan,
+keeps the topology's metrics and exception log and answers queries on its stats port.
 
 Run as ``python -m heron_core.tmanager`` with the common daemon flags (see ``__main__``), or
 embed `TManager`. The pure registration and assembly logic (`StMgrRegistry`,
-`assemble_physical_plan`) and the metrics store are public so that other tools and tests can use
-them without sockets.
+`assemble_physical_plan`) and the metrics cache (`MetricsCache`) are public so that other tools
+and tests can use them without sockets.
 """
 
 from heron_core.tmanager._daemon import TManager
+from heron_core.tmanager._metrics_cache import MetricsCache, planned_instances
 from heron_core.tmanager._registration import (
     RegisterResult,
     Registration,
@@ -17,10 +19,9 @@ from heron_core.tmanager._registration import (
     instance_id,
     stmgr_id,
 )
-from heron_core.tmanager._stats_server import MetricsStore
 
 __all__ = [
-    "MetricsStore",
+    "MetricsCache",
     "RegisterResult",
     "Registration",
     "StMgrRegistry",
@@ -29,5 +30,6 @@ __all__ = [
     "assemble_physical_plan",
     "expected_stmgrs",
     "instance_id",
+    "planned_instances",
     "stmgr_id",
 ]

@@ -23,8 +23,9 @@ from heron_core.errors import (
 from heron_core.network import Transport, encode
 from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
 from heron_core.statemgr import StateManager
+from heron_core.tmanager._metrics_cache import MetricsCache, planned_instances
 from heron_core.tmanager._registration import StMgrRegistry
-from heron_core.tmanager._stats_server import MetricsStore, StatsServer
+from heron_core.tmanager._stats_server import StatsServer
 from heron_core.tmanager._stmgr_server import StMgrServer
 
 logger = logging.getLogger(__name__)
@@ -229,12 +230,16 @@ class TManager:
         self, topology: topology_pb2.Topology, packing_plan: packing_plan_pb2.PackingPlan
     ) -> int:
         registry = StMgrRegistry(topology, packing_plan)
+        config = config_from_proto(topology.topology_config)
         key = REGISTRY[SILENCE_KEY]
         silence = key.check(
-            config_from_proto(topology.topology_config).get(SILENCE_KEY, key.default),
-            f"the topology config of {self._name!r}",
+            config.get(SILENCE_KEY, key.default), f"the topology config of {self._name!r}"
         )
-        store = MetricsStore()
+        cache = MetricsCache.from_config(
+            config,
+            topology_name=self._name,
+            components=planned_instances(topology, packing_plan),
+        )
         self._transport = transport = Transport.for_topology(
             self._context,
             config_from_proto(topology.topology_config),
@@ -246,7 +251,7 @@ class TManager:
         stmgrs = StMgrServer(
             server_socket,
             registry,
-            store,
+            cache,
             lambda plan: self._state.set_physical_plan(self._name, plan),
             self._clock,
         )
@@ -254,7 +259,7 @@ class TManager:
         def change_state(state: topology_pb2.TopologyState.ValueType) -> common_pb2.Status:
             return self._change_state(registry, stmgrs, state)
 
-        stats = StatsServer(stats_socket, store, change_state)
+        stats = StatsServer(stats_socket, cache, change_state)
         location = tmanager_pb2.TManagerLocation(
             topology_name=self._name,
             topology_id=self._id,

@@ -1,20 +1,28 @@
 """The stats port: requests from clients (`heron run`, the tracker, the Storm facade's
 ``LocalCluster``) over a zmq ROUTER.
 
-A client connects a DEALER, sends ``encode(MetricsRequest)`` and reads one ``MetricsResponse``,
-or sends ``encode(TopologyStateRequest)`` and reads one ``TopologyStateResponse``. The metrics
-store is filled by the stream managers' ``PublishMetrics`` (see `_stmgr_server`).
+A client connects a DEALER, sends one request and reads its answer:
+
+* ``MetricsRequest`` -> ``MetricsResponse``: the all-time value of every metric, one message
+  per instance (`MetricsCache.latest`);
+* ``MetricRequest`` -> ``MetricResponse``: Heron's metric query (`MetricsCache.metrics`);
+* ``ExceptionLogRequest`` -> ``ExceptionLogResponse``: the exception log
+  (`MetricsCache.exceptions`);
+* ``TopologyStateRequest`` -> ``TopologyStateResponse``: activate or deactivate.
+
+The metrics cache is filled by the metrics managers' ``PublishMetrics`` (see `_stmgr_server`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import zmq
 
 from heron_core.network import Dispatcher, ProtocolError, encode
-from heron_core.proto import common_pb2, metrics_pb2, tmanager_pb2, topology_pb2
+from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
+from heron_core.tmanager._metrics_cache import MetricsCache
 
 logger = logging.getLogger(__name__)
 
@@ -33,68 +41,32 @@ def drain_router(socket: zmq.Socket[bytes], dispatcher: Dispatcher, port: str) -
             logger.warning("ignoring a malformed message on the %s port: %s", port, exc)
 
 
-class MetricsStore:
-    """The newest published metrics message of every instance.
-
-    >>> from heron_core.proto import metrics_pb2 as m
-    >>> store = MetricsStore()
-    >>> pub = m.MetricPublisher(component_name="word", instance_id="container_1_word_2")
-    >>> store.publish([m.MetricPublisherPublishMessage(publisher=pub, timestamp=5),
-    ...                m.MetricPublisherPublishMessage(publisher=pub, timestamp=3)])
-    >>> [msg.timestamp for msg in store.query("word")], store.query("other")
-    ([5], [])
-    """
-
-    def __init__(self) -> None:
-        self._newest: dict[str, metrics_pb2.MetricPublisherPublishMessage] = {}
-
-    def publish(self, messages: Iterable[metrics_pb2.MetricPublisherPublishMessage]) -> None:
-        """Keep each message unless a newer one (by timestamp) of its instance is held.
-
-        Messages without ``publisher.instance_id`` are dropped with a warning.
-        """
-        for message in messages:
-            key = message.publisher.instance_id
-            if not key:
-                logger.warning("dropping metrics without publisher.instance_id: %s", message)
-                continue
-            held = self._newest.get(key)
-            if held is None or held.timestamp <= message.timestamp:
-                self._newest[key] = message
-
-    def query(self, component_name: str = "") -> list[metrics_pb2.MetricPublisherPublishMessage]:
-        """The newest message of every instance of ``component_name`` (all when empty).
-
-        Sorted by instance id; the messages are the store's own, not to be modified.
-        """
-        return [
-            self._newest[key]
-            for key in sorted(self._newest)
-            if not component_name or self._newest[key].publisher.component_name == component_name
-        ]
-
-
 ChangeState = Callable[[topology_pb2.TopologyState.ValueType], common_pb2.Status]
 """Applies a requested run state to the topology and says how it went."""
 
 
 class StatsServer:
-    """Answers ``MetricsRequest`` and ``TopologyStateRequest`` on the stats port's ROUTER socket.
+    """Answers the stats port's requests (see the module) on its ROUTER socket.
+
+    Every request gets exactly one answer; a query the cache cannot answer gets status NOTOK
+    with a message, never an exception out of `on_readable`.
 
     Args:
         socket: a bound ROUTER socket; this class reads and writes it, never closes it.
-        store: where metric answers come from.
+        cache: where metric and exception answers come from.
         change_state: applies the state of a ``TopologyStateRequest``; its status is the answer.
     """
 
     def __init__(
-        self, socket: zmq.Socket[bytes], store: MetricsStore, change_state: ChangeState
+        self, socket: zmq.Socket[bytes], cache: MetricsCache, change_state: ChangeState
     ) -> None:
         self.socket = socket
-        self._store = store
+        self._cache = cache
         self._change_state = change_state
         self._dispatcher = Dispatcher("tmanager stats server")
         self._dispatcher.register(tmanager_pb2.MetricsRequest, self._on_metrics_request)
+        self._dispatcher.register(tmanager_pb2.MetricRequest, self._on_metric_request)
+        self._dispatcher.register(tmanager_pb2.ExceptionLogRequest, self._on_exception_request)
         self._dispatcher.register(tmanager_pb2.TopologyStateRequest, self._on_state_request)
 
     def on_readable(self) -> None:
@@ -104,9 +76,15 @@ class StatsServer:
     def _on_metrics_request(self, request: tmanager_pb2.MetricsRequest, peer: bytes) -> None:
         response = tmanager_pb2.MetricsResponse(
             status=common_pb2.Status(status=common_pb2.OK),
-            messages=self._store.query(request.component_name),
+            messages=self._cache.latest(request.component_name),
         )
         self.socket.send_multipart([peer, *encode(response)])
+
+    def _on_metric_request(self, request: tmanager_pb2.MetricRequest, peer: bytes) -> None:
+        self.socket.send_multipart([peer, *encode(self._cache.metrics(request))])
+
+    def _on_exception_request(self, request: tmanager_pb2.ExceptionLogRequest, peer: bytes) -> None:
+        self.socket.send_multipart([peer, *encode(self._cache.exceptions(request))])
 
     def _on_state_request(self, request: tmanager_pb2.TopologyStateRequest, peer: bytes) -> None:
         response = tmanager_pb2.TopologyStateResponse(status=self._change_state(request.state))

@@ -1,8 +1,10 @@
-"""The server port: registrations, heartbeats and metrics from the stream managers.
+"""The server port: registrations and heartbeats from the stream managers, metrics from the
+metrics managers.
 
 Each stream manager connects a zmq DEALER to this ROUTER socket. Requests are answered on the
 same connection; ``NewPhysicalPlanMessage`` is pushed to the routing id each stream manager
-registered from.
+registered from. Each container's metrics manager connects its own DEALER and only sends
+``PublishMetrics`` (never answered); it does not register.
 """
 
 from __future__ import annotations
@@ -14,19 +16,20 @@ import zmq
 
 from heron_core.network import Dispatcher, encode
 from heron_core.proto import common_pb2, physical_plan_pb2, tmanager_pb2
+from heron_core.tmanager._metrics_cache import MetricsCache
 from heron_core.tmanager._registration import StMgrRegistry
-from heron_core.tmanager._stats_server import MetricsStore, drain_router
+from heron_core.tmanager._stats_server import drain_router
 
 logger = logging.getLogger(__name__)
 
 
 class StMgrServer:
-    """Serves the stream managers on the server port's ROUTER socket.
+    """Serves the stream managers and metrics managers on the server port's ROUTER socket.
 
     Args:
         socket: a bound ROUTER socket; this class reads and writes it, never closes it.
         registry: registration state and plan assembly.
-        store: where published metrics go.
+        cache: where published metrics go (``PublishMetrics`` from any peer).
         store_plan: persists a new physical plan (to the state manager); called before the
             plan is sent to anyone. Its exceptions propagate out of `on_readable`.
         clock: seconds, monotonic; read once per registration or heartbeat.
@@ -36,13 +39,13 @@ class StMgrServer:
         self,
         socket: zmq.Socket[bytes],
         registry: StMgrRegistry,
-        store: MetricsStore,
+        cache: MetricsCache,
         store_plan: Callable[[physical_plan_pb2.PhysicalPlan], None],
         clock: Callable[[], float],
     ) -> None:
         self.socket = socket
         self._registry = registry
-        self._store = store
+        self._cache = cache
         self._store_plan = store_plan
         self._clock = clock
         self._dispatcher = Dispatcher("tmanager stmgr server")
@@ -104,4 +107,4 @@ class StMgrServer:
         self.socket.send_multipart([peer, *encode(response)])
 
     def _on_publish_metrics(self, message: tmanager_pb2.PublishMetrics, peer: bytes) -> None:
-        self._store.publish(message.messages)
+        self._cache.publish(message.messages)

@@ -7,7 +7,7 @@ values, then an optional message id.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, SpoutCollector
@@ -42,6 +42,8 @@ class SpoutOutputCollector:
         collector: the kernel's collector of the running spout (a fake in unit tests).
         where: names the topology, component and task in messages.
         debug: log every emit (``topology.debug``).
+        errors: where `reportError` sends an error (the native context's ``report_error``,
+            which logs and publishes it); None only logs it.
 
     >>> class Printing:  # a fake kernel collector
     ...     def emit(self, values, tup_id, stream, direct_task, need_task_ids):
@@ -53,11 +55,16 @@ class SpoutOutputCollector:
     """
 
     def __init__(
-        self, collector: SpoutCollector, where: str = "spout", debug: bool = False
+        self,
+        collector: SpoutCollector,
+        where: str = "spout",
+        debug: bool = False,
+        errors: Callable[[BaseException], None] | None = None,
     ) -> None:
         self._collector = collector
         self._where = where
         self._debug = debug
+        self._errors = errors
 
     def emit(
         self, first: Any = UNSET, second: Any = UNSET, third: Any = UNSET, /, *more: Any
@@ -84,5 +91,9 @@ class SpoutOutputCollector:
         self._collector.emit(values, message_id, stream, taskId, False)
 
     def reportError(self, error: BaseException) -> None:
-        """Report ``error`` (logged at ERROR with its traceback in the task's log)."""
-        log.error("%s: reported error: %r", self._where, error, exc_info=error)
+        """Report ``error``: logged at ERROR with its traceback in the task's log and
+        published to the topology's exception log (Storm UI's errors)."""
+        if self._errors is not None:
+            self._errors(error)
+        else:
+            log.error("%s: reported error: %r", self._where, error, exc_info=error)

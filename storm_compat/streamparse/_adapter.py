@@ -27,8 +27,10 @@ Differences from a pystorm subprocess (deliberate):
   instance thread at the next tuple or tick (the streamparse loader gives such bolts tick tuples
   every ``secs_between_batches``), since the native collector is single-threaded.
 - Storm heartbeats are not sent (nothing to answer: there is no pipe).
-- ``log`` and ``error`` go to the instance log; ``report_metric`` values are registered with the
-  task's context as metrics named after the call.
+- ``log`` goes to the instance log; ``error`` (``raise_exception``) to the task context's
+  ``report_error`` (the instance log and the topology's exception log); ``report_metric``
+  values feed a metric registered with the task's context under the call's name, published at
+  every metrics export (numbers add up, as in a multilang subprocess).
 - An unknown or repeated ack/fail id is ignored with a warning (Storm kills the ShellBolt).
 - With acking off, emits are not anchored at all (the kernel ignores anchors then), so
   anchoring to an input already acked, or to an unknown id, draws no warning.
@@ -60,6 +62,7 @@ from heron_core.api import Tuple as NativeTuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
+from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
 
@@ -154,20 +157,6 @@ def _release_stdio(serializer: Any) -> None:
 
 def _not_a_tuple(tup: Any) -> NoReturn:
     raise TypeError(f"All Tuples must be either lists or tuples, received {type(tup)!r} instead.")
-
-
-class _ShellMetric:
-    """A metric fed by ``report_metric`` (Storm's IShellMetric): keeps the last value."""
-
-    def __init__(self) -> None:
-        self.value: Any = None
-
-    def update(self, value: Any) -> None:
-        self.value = value
-
-    def get_value_and_reset(self) -> Any:
-        value, self.value = self.value, None
-        return value
 
 
 class _Input:
@@ -332,7 +321,8 @@ class _Driver(abc.ABC):
         self._ids = count(1)
         self._next_id = map(repr, self._ids).__next__
         self._due = False
-        self._metrics: dict[str, _ShellMetric] = {}
+        self._metrics: dict[str, ShellMetric] = {}
+        self._metrics_s = config.get("heron.metrics.export.interval.sec") or 1
         self._warned: dict[str, int] = {}
         if self.code_dir is not None and self.code_dir not in sys.path:
             sys.path.insert(0, self.code_dir)
@@ -480,8 +470,8 @@ class _Driver(abc.ABC):
         elif command == "log":
             level = _STORM_LEVELS.get(message.get("level", 2), logging.INFO)
             self.component.logger.log(level, "%s", message.get("msg"))
-        elif command == "error":
-            self.component.logger.error("reported error: %s", message.get("msg"))
+        elif command == "error":  # raise_exception: msg is the stack trace
+            self._context.report_error(str(message.get("msg")))
         elif command == "metrics":
             self._metric(str(message.get("name")), message.get("params"))
         elif command == "emit":
@@ -528,8 +518,8 @@ class _Driver(abc.ABC):
     def _metric(self, name: str, value: Any) -> None:
         metric = self._metrics.get(name)
         if metric is None:
-            metric = self._metrics[name] = _ShellMetric()
-            self._context.register_metric(name, metric, 60)
+            metric = self._metrics[name] = ShellMetric()
+            self._context.register_metric(name, metric, self._metrics_s)
         metric.update(value)
 
     def _warn(self, what: str) -> None:

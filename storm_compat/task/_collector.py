@@ -8,7 +8,7 @@ values.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, BoltCollector
@@ -69,6 +69,8 @@ class OutputCollector:
             ``emit``, ``ack`` and ``fail``).
         where: names the topology, component and task in messages.
         debug: log every emit, ack and fail (``topology.debug``).
+        errors: where `reportError` sends an error (the native context's ``report_error``,
+            which logs and publishes it); None only logs it.
 
     >>> class Printing:  # a fake kernel collector
     ...     def emit(self, values, stream, anchors, direct_task, need_task_ids):
@@ -88,10 +90,17 @@ class OutputCollector:
     ack ['storm']
     """
 
-    def __init__(self, collector: BoltCollector, where: str = "bolt", debug: bool = False) -> None:
+    def __init__(
+        self,
+        collector: BoltCollector,
+        where: str = "bolt",
+        debug: bool = False,
+        errors: Callable[[BaseException], None] | None = None,
+    ) -> None:
         self._collector = collector
         self._where = where
         self._debug = debug
+        self._errors = errors
 
     def emit(
         self, first: Any = UNSET, second: Any = UNSET, third: Any = UNSET, /, *more: Any
@@ -164,5 +173,9 @@ class OutputCollector:
         reset(input)
 
     def reportError(self, error: BaseException) -> None:
-        """Report ``error`` (logged at ERROR with its traceback in the task's log)."""
-        log.error("%s: reported error: %r", self._where, error, exc_info=error)
+        """Report ``error``: logged at ERROR with its traceback in the task's log and
+        published to the topology's exception log (Storm UI's errors)."""
+        if self._errors is not None:
+            self._errors(error)
+        else:
+            log.error("%s: reported error: %r", self._where, error, exc_info=error)

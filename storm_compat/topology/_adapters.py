@@ -62,7 +62,9 @@ class SpoutAdapter(Spout):
 
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
         where = _where(context)
-        collector = SpoutOutputCollector(self._collector, where, bool(config.get("topology.debug")))
+        collector = SpoutOutputCollector(
+            self._collector, where, bool(config.get("topology.debug")), context.report_error
+        )
         _setup(where, self.spout, "open", config, TopologyContext(context), collector)
         spout = self.spout
         self.next_tuple = spout.nextTuple  # type: ignore[method-assign]
@@ -105,7 +107,9 @@ class _StormBolt(Bolt):
         where = _where(context)
         self._context = context
         self._fields: dict[tuple[str, str], Fields] = {}
-        self._out = OutputCollector(self._collector, where, bool(config.get("topology.debug")))
+        self._out = OutputCollector(
+            self._collector, where, bool(config.get("topology.debug")), context.report_error
+        )
         return where
 
     def _fields_of(self, source: str, stream: str) -> Fields:

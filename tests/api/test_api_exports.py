@@ -25,6 +25,7 @@ API_NAMES = [
     "TopologyContext",
     "Tuple",
     "constants",
+    "metrics",
     "shell_component",
 ]
 

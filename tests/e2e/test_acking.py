@@ -67,10 +67,10 @@ def test_random_failures_are_replayed_until_every_id_is_acked_once(
         expected = {
             "__ack-count/default",  # the spout's trees, per stream
             "__fail-count/default",
-            "__complete-latency-ms/default",
+            "__complete-latency/default",
             "__ack-count/middle/default",  # the sink's acks, per source and stream
-            "__process-latency-ms/middle/default",
-            "__execute-latency-ms/middle/default",
+            "__process-latency/middle/default",
+            "__execute-latency/middle/default",
         }
         run.wait_until(
             lambda: expected <= {d.name for m in run.metrics() for d in m.metrics},
@@ -266,7 +266,7 @@ def test_back_pressure_bounds_memory_and_loses_nothing(
             sampler.join()
         final = read_log(out, "slow")[-1]
         assert final["received"] == count == final["distinct"]  # each processed exactly once
-        back_pressure_ms = run.counter("__stmgr__", "__time_spent_back_pressure_ms")
+        back_pressure_ms = run.counter("__stmgr__", "__server/__time_spent_back_pressure_initiated")
         print(f"peak RSS of all processes {peak[0]:.0f} MB; back pressure {back_pressure_ms} ms")
         assert back_pressure_ms > 0
         assert 0 < peak[0] < 500, f"peak RSS of all processes {peak[0]:.0f} MB"

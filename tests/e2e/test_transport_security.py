@@ -4,6 +4,7 @@ are refused at the CURVE handshake and logged, and the topology keeps flowing, e
 
 from __future__ import annotations
 
+import json
 import stat
 from collections import Counter
 from pathlib import Path
@@ -37,6 +38,15 @@ def acked(out: Path) -> Counter[int]:
     return Counter(r["ack"] for r in read_log(out, "spout") if "ack" in r)
 
 
+def prometheus_ports(run: TopologyRun) -> set[int]:
+    """The ports of the metrics managers' Prometheus endpoints (their file_sd targets)."""
+    found = set()
+    for path in (run.working_dir / "metrics").glob("prometheus-*.json"):
+        for group in json.loads(path.read_text()):
+            found |= {int(target.rsplit(":", 1)[1]) for target in group["targets"]}
+    return found
+
+
 def listening_ports(run: TopologyRun) -> set[int]:
     """Every TCP port a process of the topology listens on."""
     ports = set()
@@ -66,10 +76,14 @@ def test_no_tcp_port_of_the_daemons_reads_anything_from_a_peer_without_the_key(
         assert {stat.S_IMODE(p.stat().st_mode) for p in keys.iterdir()} == {0o600}
         run.wait_until(lambda: run.state.get_physical_plan(run.name) is not None, "a plan")
         run.wait_until(lambda: len(acked(out)) >= 200, "200 acks")
+        run.wait_until(lambda: len(prometheus_ports(run)) == 2, "the Prometheus endpoints")
         targets = daemon_ports(run.state, run.name)
-        assert len(targets) == 4  # the tmanager's two ports and two stream managers' data ports
-        # Every port the topology's processes listen on is one of them: none is left open.
-        assert listening_ports(run) == {t.port for t in targets}
+        # the tmanager's two ports, two stream managers' data ports, two metrics managers' shells
+        assert len(targets) == 6
+        # Every port the topology's processes listen on is one of them, or a metrics manager's
+        # Prometheus endpoint: read-only HTTP text that parses nothing it is sent beyond the
+        # request line. None is left open.
+        assert listening_ports(run) == {t.port for t in targets} | prometheus_ports(run)
         plan = run.state.get_physical_plan(run.name)
         assert plan is not None
         tasks = [i.info.task_id for i in plan.instances]

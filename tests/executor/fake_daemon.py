@@ -2,7 +2,8 @@
 
 Run as ``python fake_daemon.py <module> <flags...>`` (the executor's and the scheduler's
 ``--command-prefix`` seam puts this script in place of ``python -m``). It derives its process
-name from the module and flags ("tmanager", "stmgr-1", "container_1_word_2", "executor-0"),
+name from the module and flags ("tmanager", "stmgr-1", "metricsmgr-1", "container_1_word_2",
+"executor-0"),
 appends ``start <pid>`` to ``W/fake/<name>.events`` and then behaves as ``W/fake/behaviour.json``
 says for its name (default "run"):
 
@@ -30,7 +31,7 @@ def _name(module: str, argv: list[str]) -> str:
     daemon = module.rsplit(".", 1)[-1]
     if daemon == "tmanager":
         return "tmanager"
-    if daemon in ("stmgr", "executor"):
+    if daemon in ("stmgr", "metricsmgr", "executor"):
         return f"{daemon}-{_flag(argv, '--container')}"
     if daemon == "instance":
         container, component, task = (

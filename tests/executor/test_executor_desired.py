@@ -18,6 +18,7 @@ CTX = DaemonContext(
     state_config='{"heron.class.state.manager": "localfs"}',
     local_endpoint="ipc:///tmp/heron-x/",
     command_prefix=("py", "-m"),
+    shell_port=4242,
 )
 
 
@@ -53,13 +54,24 @@ def test_container_zero_runs_only_the_tmanager() -> None:
     assert desired["tmanager"].depends_on is None
 
 
-def test_container_runs_its_stmgr_then_its_instances_by_task_id() -> None:
+def test_container_runs_its_metricsmgr_stmgr_then_its_instances_by_task_id() -> None:
     desired = desired_processes(_plan(), 1, CTX)
-    assert list(desired) == ["stmgr-1", "container_1_word_1", "container_1_count_3"]
+    assert list(desired) == [
+        "metricsmgr-1",
+        "stmgr-1",
+        "container_1_word_1",
+        "container_1_count_3",
+    ]
     stmgr = desired["stmgr-1"].argv
     assert stmgr[:3] == ("py", "-m", "heron_core.stmgr")
     assert _flag(stmgr, "--local-endpoint") == "ipc:///tmp/heron-x/"
     assert _flag(stmgr, "--container") == "1"
+    assert _flag(stmgr, "--shell-port") == "4242"  # it advertises the shell in the plan
+    metricsmgr = desired["metricsmgr-1"]
+    assert metricsmgr.argv[:3] == ("py", "-m", "heron_core.metricsmgr")
+    assert _flag(metricsmgr.argv, "--local-endpoint") == "ipc:///tmp/heron-x/"
+    assert _flag(metricsmgr.argv, "--shell-port") == "4242"  # where it serves the shell
+    assert metricsmgr.depends_on is None  # a stmgr restart does not restart it
     count = desired["container_1_count_3"]
     assert count.depends_on == "stmgr-1"
     assert count.argv[:3] == ("py", "-m", "heron_core.instance")
@@ -73,7 +85,11 @@ def test_container_runs_its_stmgr_then_its_instances_by_task_id() -> None:
 
 
 def test_other_containers_only_get_their_own_tasks() -> None:
-    assert list(desired_processes(_plan(), 2, CTX)) == ["stmgr-2", "container_2_word_2"]
+    assert list(desired_processes(_plan(), 2, CTX)) == [
+        "metricsmgr-2",
+        "stmgr-2",
+        "container_2_word_2",
+    ]
 
 
 def test_unknown_container_is_a_clear_error() -> None:

@@ -25,6 +25,8 @@ class FakeContext(TopologyContext):
         self.component = component
         self.sources = sources
         self.metrics: dict[str, Any] = {}
+        self.buckets: dict[str, Any] = {}
+        self.errors: list[BaseException | str] = []
 
     def get_task_id(self) -> int:
         return 3
@@ -61,6 +63,11 @@ class FakeContext(TopologyContext):
 
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
         self.metrics[name] = metric
+        self.buckets[name] = time_bucket_in_sec
+
+    def report_error(self, error: BaseException | str) -> None:
+        super().report_error(error)
+        self.errors.append(error)
 
 
 class BoltRecorder:

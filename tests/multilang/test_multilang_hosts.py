@@ -138,10 +138,13 @@ def test_log_error_and_metrics_commands(
     assert [(r.levelno, r.getMessage().endswith("careful")) for r in shell] == [
         (logging.WARNING, True)
     ]
-    assert any("reported an error: it broke" in m for m in messages(caplog, logging.ERROR))
+    assert any("reported error: it broke" in m for m in messages(caplog, logging.ERROR))
     context = host._context
     assert isinstance(context, FakeContext)
-    assert context.metrics["words"].get_value_and_reset() == 7
+    assert context.errors == ["it broke"]  # on to the task's exception log
+    metric = context.metrics["words"]
+    assert context.buckets == {"words": 1}  # published at every export (the default 1 s)
+    assert (metric.metric_type, metric.get_value_and_reset()) == ("SUM", 7)
 
 
 def test_stray_stdout_is_logged_and_not_fatal(

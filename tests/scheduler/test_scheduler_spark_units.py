@@ -392,8 +392,8 @@ def test_daemons_bind_the_executors_host() -> None:
         ],
     )
     ctx = DaemonContext("wc", "wc-1", "spark", "/w", "{}", "ipc:///t/", ("py", "-m"), "10.1.2.3")
-    stmgr, instance = desired_processes(plan, 1, ctx).values()
-    assert stmgr.argv[-2:] == ("--host", "10.1.2.3")
+    metricsmgr, stmgr, instance = desired_processes(plan, 1, ctx).values()
+    assert stmgr.argv[-2:] == metricsmgr.argv[-2:] == ("--host", "10.1.2.3")
     assert "--host" not in instance.argv
     assert desired_processes(plan, 0, ctx)["tmanager"].argv[-2:] == ("--host", "10.1.2.3")
     plain = DaemonContext("wc", "wc-1", "local", "/w", "{}", "ipc:///t/", ("py", "-m"))

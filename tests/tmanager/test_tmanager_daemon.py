@@ -1,4 +1,5 @@
-"""The daemon in this process (a thread), with an injected clock: start-up and heartbeats."""
+"""The daemon in this process (a thread), with an injected clock: start-up, heartbeats and
+the metrics cache's config."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import pytest
 import zmq
 
 from heron_core.config import config_to_proto
+from heron_core.metricsmgr import SUM
 from heron_core.network import encode
-from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
+from heron_core.proto import common_pb2, metrics_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
 from heron_core.statemgr import LocalFileSystemStateManager
 from heron_core.tmanager import TManager
 
@@ -259,3 +261,72 @@ def test_topology_state_requests_store_and_rebroadcast_the_plan(
     assert refused.status == common_pb2.NOTOK
     assert "cannot change to state KILLED" in refused.message
     assert run.stop() == 0
+
+
+def test_the_topology_config_sizes_the_exception_log_and_types_the_metrics(
+    working_dir: Path,
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    running: Callable[[TManager], Running],
+    wait_until: Callable[[str, Callable[[], Any]], Any],
+    dealer: Callable[[int], zmq.Socket[bytes]],
+    receive: Callable[..., Any],
+) -> None:
+    sinks = {"tmanager-sink": {"tmanager-metrics-type": {"my-metric": "AVG"}}}
+    topology.topology_config.CopyFrom(
+        config_to_proto(
+            {"heron.tmanager.metrics.collector.maximum.exception": 1, "heron.metrics.sinks": sinks}
+        )
+    )
+    state.set_topology("wc", topology)
+    state.set_packing_plan("wc", packing_plan)
+    run = running(TManager(state, "wc", "wc-1", working_dir=working_dir))
+    location = wait_until("tmanager location", lambda: state.get_tmanager_location("wc"))
+    publisher = metrics_pb2.MetricPublisher(component_name="word", instance_id="container_1_word_1")
+    messages = [
+        metrics_pb2.MetricPublisherPublishMessage(
+            publisher=publisher,
+            timestamp=1000 * second,
+            metrics=[metrics_pb2.MetricDatum(name="my-metric", value=str(second), type=SUM)],
+            exceptions=[
+                metrics_pb2.ExceptionData(
+                    stacktrace=f"trace {second}", lasttime=f"2024-01-01T00:00:0{second}Z"
+                )
+            ],
+        )
+        for second in (1, 2)
+    ]
+    dealer(location.server_port).send_multipart(
+        encode(tmanager_pb2.PublishMetrics(messages=messages))
+    )
+    stats = dealer(location.stats_port)
+
+    def exceptions() -> list[str]:
+        stats.send_multipart(encode(tmanager_pb2.ExceptionLogRequest(component_name="word")))
+        answer = receive(stats, tmanager_pb2.ExceptionLogResponse)
+        return [e.stacktrace for e in answer.exceptions]
+
+    assert wait_until("the exception log", exceptions) == ["trace 2"]
+    stats.send_multipart(encode(tmanager_pb2.MetricRequest(component_name="word", interval=-1)))
+    (task,) = receive(stats, tmanager_pb2.MetricResponse).metric
+    assert [(m.name, m.value) for m in task.metric] == [("my-metric", "1.5")]  # the table's AVG
+    assert run.stop() == 0
+
+
+def test_a_bad_metrics_cache_size_fails_the_start_naming_topology_and_key(
+    working_dir: Path,
+    state: LocalFileSystemStateManager,
+    topology: topology_pb2.Topology,
+    packing_plan: packing_plan_pb2.PackingPlan,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    topology.topology_config.CopyFrom(
+        config_to_proto({"heron.tmanager.metrics.collector.maximum.interval.min": 0})
+    )
+    state.set_topology("wc", topology)
+    state.set_packing_plan("wc", packing_plan)
+    assert TManager(state, "wc", "wc-1", working_dir=working_dir).run() == 1
+    (error,) = errors(caplog)
+    assert "tmanager of topology 'wc' failed" in error
+    assert "'heron.tmanager.metrics.collector.maximum.interval.min'" in error

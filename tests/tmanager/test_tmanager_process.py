@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -116,6 +117,10 @@ def test_registration_plan_broadcast_metrics_and_clean_exit(
     assert state.get_physical_plan("wc") == again.pplan
     assert s1.heartbeat() == common_pb2.STMGR_DIDNT_REGISTER  # the old connection got no plan
 
+    # Each container's metrics manager connects its own DEALER, never registers and only sends
+    # PublishMetrics; every value is one interval's (a count since the previous message).
+    now_ms = int(time.time() * 1000)
+
     def published(component: str, instance: str, timestamp: int, count: str) -> Any:
         return metrics_pb2.MetricPublisherPublishMessage(
             publisher=metrics_pb2.MetricPublisher(component_name=component, instance_id=instance),
@@ -123,19 +128,80 @@ def test_registration_plan_broadcast_metrics_and_clean_exit(
             metrics=[metrics_pb2.MetricDatum(name="__emit-count/default", value=count)],
         )
 
-    newest_word = published("word", "container_2_word_2", 20, "7")
-    count = published("count", "container_2_count_4", 15, "3")
-    batch = [published("word", "container_2_word_2", 10, "5"), newest_word, count]
-    s2.sock.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=batch)))
-    s2.sock.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=[batch[0]])))
-    assert s2.heartbeat() == common_pb2.OK  # both publications were handled before this
+    boom = metrics_pb2.ExceptionData(
+        stacktrace="Traceback ...\nValueError: boom",
+        firsttime="2024-01-01T00:00:01+00:00",
+        lasttime="2024-01-01T00:00:02+00:00",
+        count=2,
+        logging="boom",
+    )
+    word_late = published("word", "container_2_word_2", now_ms, "7")
+    word_late.exceptions.append(boom)
+    count = published("count", "container_2_count_4", now_ms - 1000, "3")
+    batch = [published("word", "container_2_word_2", 10, "5"), word_late, count]
+    metricsmgr = dealer(location.server_port)
+    metricsmgr.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=batch)))
+    metricsmgr.send_multipart(encode(tmanager_pb2.PublishMetrics(messages=[batch[0]])))
 
     client = dealer(location.stats_port)
-    client.send_multipart(encode(tmanager_pb2.MetricsRequest(component_name="word")))
-    words = receive(client, tmanager_pb2.MetricsResponse)
-    assert words.status.status == common_pb2.OK and list(words.messages) == [newest_word]
-    client.send_multipart(encode(tmanager_pb2.MetricsRequest()))
-    assert list(receive(client, tmanager_pb2.MetricsResponse).messages) == [count, newest_word]
+
+    def ask(request: Any, answer: type[Any]) -> Any:
+        client.send_multipart(encode(request))
+        return receive(client, answer)
+
+    def all_time(component: str = "") -> list[tuple[str, int, list[tuple[str, str, int]]]]:
+        """(instance, timestamp, [(metric, value, type)]) of each message of the answer."""
+        request = tmanager_pb2.MetricsRequest(component_name=component)
+        response = ask(request, tmanager_pb2.MetricsResponse)
+        assert response.status.status == common_pb2.OK
+        return [
+            (m.publisher.instance_id, m.timestamp, [(d.name, d.value, d.type) for d in m.metrics])
+            for m in response.messages
+        ]
+
+    # The SUM of the word instance's three intervals, stamped with its newest interval.
+    word = ("container_2_word_2", now_ms, [("__emit-count/default", "17", metrics_pb2.SUM)])
+    wait_until("both publications", lambda: all_time("word") == [word])
+    assert all_time() == [
+        ("container_2_count_4", now_ms - 1000, [("__emit-count/default", "3", metrics_pb2.SUM)]),
+        word,
+    ]
+
+    recent = ask(
+        tmanager_pb2.MetricRequest(
+            component_name="word", metric=["__emit-count/"], interval=600, minutely=True
+        ),
+        tmanager_pb2.MetricResponse,
+    )
+    assert recent.status.status == common_pb2.OK and recent.interval == 600
+    (task,) = recent.metric
+    (metric,) = task.metric
+    assert (task.instance_id, metric.name, metric.value) == (
+        "container_2_word_2",
+        "__emit-count/default",
+        "7",  # the intervals stamped in 1970 are outside the 3-hour window
+    )
+    assert [v.value for v in metric.interval_values] == ["7"]
+    unknown = ask(
+        tmanager_pb2.MetricRequest(component_name="nope", interval=-1),
+        tmanager_pb2.MetricResponse,
+    )
+    assert unknown.status.status == common_pb2.NOTOK
+    assert "topology 'wc': no component 'nope'" in unknown.status.message
+    bad = ask(
+        tmanager_pb2.MetricRequest(component_name="word", interval=0), tmanager_pb2.MetricResponse
+    )
+    assert bad.status.status == common_pb2.NOTOK and "interval 0" in bad.status.message
+
+    logged = ask(
+        tmanager_pb2.ExceptionLogRequest(component_name="word"),
+        tmanager_pb2.ExceptionLogResponse,
+    )
+    assert logged.status.status == common_pb2.OK
+    assert [(e.instance_id, e.stacktrace, e.count, e.logging) for e in logged.exceptions] == [
+        ("container_2_word_2", boom.stacktrace, 2, "boom")
+    ]
+    assert s2.heartbeat() == common_pb2.OK  # the server port still serves the stream managers
 
     # A second tmanager for the same topology refuses to start while this one lives.
     rival, rival_log = tmanagers()
