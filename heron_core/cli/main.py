@@ -17,6 +17,8 @@ from heron_core.cli._kill import kill_command
 from heron_core.cli._list import list_command
 from heron_core.cli._run import run_command
 from heron_core.cli._submit import submit_command
+from heron_core.cli._tracker import tracker_command
+from heron_core.cli._ui import ui_command
 from heron_core.errors import HeronError
 
 __all__ = ["cli", "main"]
@@ -74,6 +76,8 @@ cli.add_command(submit_command)
 cli.add_command(kill_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
+cli.add_command(tracker_command)
+cli.add_command(ui_command)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

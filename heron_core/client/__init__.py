@@ -17,7 +17,7 @@ from heron_core.client._logs import LogFollower
 from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
 from heron_core.client._run import RunResult, run
 from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
-from heron_core.client._tmanager import TManagerClient
+from heron_core.client._tmanager import ShellClient, TManagerClient
 
 __all__ = [
     "HERON_HOME_ENV",
@@ -29,6 +29,7 @@ __all__ = [
     "Progress",
     "RateMeter",
     "RunResult",
+    "ShellClient",
     "SubmitResult",
     "TManagerClient",
     "TopologyInfo",

@@ -1,0 +1,54 @@
+"""``heron ui``."""
+
+from __future__ import annotations
+
+import click
+
+__all__ = ["ui_command"]
+
+
+@click.command("ui")
+@click.option(
+    "--tracker-url",
+    required=True,
+    metavar="URL",
+    help="Where the tracker (`heron tracker`) answers, e.g. http://127.0.0.1:8888. The UI "
+    "asks it for everything it shows; browsers only talk to the UI.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8889,
+    show_default=True,
+    help="TCP port the UI listens on (0: any free port, printed at start).",
+)
+@click.option(
+    "--address",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address the UI listens on (0.0.0.0 for every interface).",
+)
+@click.option(
+    "--base-url",
+    default="",
+    metavar="PATH",
+    help="Path prefix the UI is served under, e.g. /heron behind a reverse proxy "
+    "(default: none, the UI is at /).",
+)
+def ui_command(tracker_url: str, port: int, address: str, base_url: str) -> None:
+    """Serve a web UI over the tracker: the topologies, each one's logical plan, counters,
+    charts, physical plan, exceptions and instance logs. Runs until Ctrl-C or SIGTERM.
+
+    \b
+    heron tracker --port 8888 &
+    heron ui --tracker-url http://127.0.0.1:8888
+    """
+    from heron_core.ui import serve  # fastapi and uvicorn load only for this verb
+
+    serve(
+        tracker_url,
+        port=port,
+        address=address,
+        base_url=base_url,
+        announce=lambda line: click.echo(line),
+    )

@@ -1,0 +1,302 @@
+"""The UI's web application: three pages and the JSON API their scripts call.
+
+The pages are static shells (``static/*.js`` draws them); the ``/api`` routes ask the tracker,
+reshape its answers with `heron_core.ui._views` and return JSON. The browser only ever talks to
+the UI: no tracker URL reaches it and every asset is served from ``/static``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import json
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from fastapi import FastAPI, Request
+from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.background import BackgroundTask
+
+from heron_core.ui import _views as views
+from heron_core.ui._tracker import TrackerClient, TrackerError
+
+__all__ = ["create_app"]
+
+STATIC = Path(__file__).resolve().parent / "static"
+REFRESH_MS = 5000
+LOG_TAIL_BYTES = 64 * 1024
+TIMELINE_MINUTES = 60
+
+
+def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
+    """The UI as an ASGI app serving under ``base_url`` (e.g. ``""`` or ``"/heron"``).
+
+    Args:
+        tracker_url: where the tracker answers, e.g. ``http://127.0.0.1:8888``.
+        base_url: the path prefix the UI is served under (behind a proxy).
+    """
+    base = "/" + base_url.strip("/") if base_url.strip("/") else ""
+    tracker = TrackerClient(tracker_url)
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        await tracker.close()
+
+    app = FastAPI(title="Heron UI", docs_url=None, redoc_url=None, lifespan=lifespan)
+    app.state.tracker = tracker
+    app.mount(f"{base}/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(TrackerError)
+    async def tracker_error(_: Request, exc: TrackerError) -> JSONResponse:
+        return JSONResponse({"error": str(exc)}, status_code=exc.status)
+
+    # --- pages -------------------------------------------------------------------------------
+    @app.get(f"{base}/", response_class=HTMLResponse)
+    async def list_page() -> HTMLResponse:
+        return _page(base, "Topologies", "list", {})
+
+    if base:
+
+        @app.get(base, include_in_schema=False)
+        async def bare_base() -> HTMLResponse:
+            return _page(base, "Topologies", "list", {})
+
+    @app.get(f"{base}/topologies/{{cluster}}/{{environ}}/{{topology}}")
+    async def topology_page(cluster: str, environ: str, topology: str) -> HTMLResponse:
+        ids = {"cluster": cluster, "environ": environ, "topology": topology}
+        return _page(base, topology, "topology", ids)
+
+    @app.get(f"{base}/topologies/{{cluster}}/{{environ}}/{{topology}}/instances/{{instance}}/log")
+    async def log_page(cluster: str, environ: str, topology: str, instance: str) -> HTMLResponse:
+        ids = {"cluster": cluster, "environ": environ, "topology": topology, "instance": instance}
+        return _page(base, f"{instance} log", "log", ids)
+
+    # --- API ---------------------------------------------------------------------------------
+    api = f"{base}/api/topologies"
+    one = f"{api}/{{cluster}}/{{environ}}/{{topology}}"
+
+    @app.get(api)
+    async def topologies() -> dict[str, Any]:
+        states = await tracker.get("/topologies/states")
+        return {"topologies": views.topology_rows(states)}
+
+    @app.get(one)
+    async def topology(cluster: str, environ: str, topology: str) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        logical, physical, state = await asyncio.gather(
+            tracker.get("/topologies/logicalplan", ids),
+            tracker.get("/topologies/physicalplan", ids),
+            tracker.get("/topologies/executionstate", ids),
+        )
+        return {
+            "dag": views.dag_layout(logical),
+            "physical_plan": physical,
+            "execution_state": state,
+            "status": views.topology_rows({cluster: {"": {environ: {topology: state}}}})[0][
+                "status"
+            ],
+        }
+
+    @app.get(f"{one}/metrics")
+    async def metrics(cluster: str, environ: str, topology: str) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        logical = await tracker.get("/topologies/logicalplan", ids)
+        parts = views.components(logical)
+        names = {name: views.component_metric_names(logical, name) for name, _ in parts}
+
+        async def fetch(component: str, interval: int) -> dict[str, Any]:
+            wanted = sorted({n for ns in names[component].values() for n in ns})
+            if not wanted:
+                return {}
+            params = {**ids, "component": component, "metricname": wanted}
+            answer = await tracker.get("/topologies/metrics", {**params, "interval": str(interval)})
+            return dict(answer.get("metrics") or {})
+
+        jobs = [(c, label, fetch(c, s)) for c, _ in parts for label, s in views.INTERVALS]
+        results = await asyncio.gather(*(job for _, _, job in jobs))
+        table: dict[str, dict[str, dict[str, float | None]]] = {}
+        for (component, label, _), result in zip(jobs, results, strict=True):
+            table.setdefault(component, {})[label] = {
+                kind: views.counter_value(result, names[component][kind], average=kind == "latency")
+                for kind in views.COUNTERS
+            }
+        return {
+            "intervals": [label for label, _ in views.INTERVALS],
+            "counters": list(views.COUNTERS),
+            "components": [{"name": c, "kind": k, "values": table[c]} for c, k in parts],
+        }
+
+    @app.get(f"{one}/timeline")
+    async def timeline(
+        cluster: str, environ: str, topology: str, minutes: int = TIMELINE_MINUTES
+    ) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        logical = await tracker.get("/topologies/logicalplan", ids)
+        parts = views.components(logical)
+        end = int(time.time())
+        window = {"starttime": str(end - max(1, min(minutes, 180)) * 60), "endtime": str(end)}
+
+        async def fetch(component: str, wanted: list[str]) -> dict[str, Any]:
+            if not wanted:
+                return {}
+            params = {**ids, **window, "component": component, "metricname": wanted}
+            answer = await tracker.get("/topologies/metricstimeline", params)
+            return dict(answer.get("timeline") or {})
+
+        names = {name: views.component_metric_names(logical, name) for name, _ in parts}
+        wanted = {c: sorted({n for ns in names[c].values() for n in ns}) for c, _ in parts}
+        results = await asyncio.gather(
+            *(fetch(c, wanted[c]) for c, _ in parts),
+            fetch(views.STMGR_COMPONENT, [views.BACK_PRESSURE_METRIC]),
+        )
+        rates, latency, failures = [], [], []
+        for (component, kind), data in zip(parts, results, strict=False):
+            counted = names[component]["emitted" if kind == "spout" else "executed"]
+            rates.append({"name": component, "points": views.sum_series(data, counted)})
+            latency.append(
+                {
+                    "name": component,
+                    "points": views.average_series(data, names[component]["latency"]),
+                }
+            )
+            failures.append(
+                {"name": component, "points": views.sum_series(data, names[component]["failed"])}
+            )
+        pressure = results[-1].get(views.BACK_PRESSURE_METRIC) or {}
+        back_pressure = [
+            {"name": stmgr, "points": views.sum_series({"m": {stmgr: series}}, ["m"])}
+            for stmgr, series in sorted(pressure.items())
+        ]
+        return {
+            "starttime": int(window["starttime"]),
+            "endtime": end,
+            "charts": [
+                {"id": "rates", "title": "Throughput (tuples / minute)", "series": rates},
+                {"id": "latency", "title": "Latency (ms)", "series": latency},
+                {"id": "failures", "title": "Failures (tuples / minute)", "series": failures},
+                {
+                    "id": "backpressure",
+                    "title": "Back pressure initiated (ms / minute)",
+                    "series": back_pressure,
+                },
+            ],
+        }
+
+    @app.get(f"{one}/exceptions")
+    async def exceptions(cluster: str, environ: str, topology: str) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        logical = await tracker.get("/topologies/logicalplan", ids)
+        parts = [c for c, _ in views.components(logical)]
+        answers = await asyncio.gather(
+            *(
+                tracker.get(path, {**ids, "component": c})
+                for c in parts
+                for path in ("/topologies/exceptionsummary", "/topologies/exceptions")
+            )
+        )
+        shown = []
+        for i, component in enumerate(parts):
+            summary, traces = views.exception_titles(answers[2 * i] or [], answers[2 * i + 1] or [])
+            shown.append({"name": component, "summary": summary, "traces": traces})
+        return {"components": shown}
+
+    async def locate(ids: dict[str, str], instance: str) -> tuple[str, str]:
+        physical = await tracker.get("/topologies/physicalplan", ids)
+        found = views.instance_log(physical, instance)
+        if found is None:
+            raise TrackerError(
+                f"topology {ids['topology']!r} has no instance {instance!r} in its physical plan",
+                404,
+            )
+        if not found[1]:
+            raise TrackerError(f"the physical plan gives no log file for instance {instance!r}")
+        return found
+
+    @app.get(f"{one}/instances/{{instance}}/log")
+    async def log(
+        cluster: str, environ: str, topology: str, instance: str, tail: int = LOG_TAIL_BYTES
+    ) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        container, path = await locate(ids, instance)
+        # offset -1: the last `length` bytes of the file
+        chunk = await tracker.get(
+            "/topologies/containerfiledata",
+            {
+                **ids,
+                "container": container,
+                "path": path,
+                "offset": "-1",
+                "length": str(max(1, tail)),
+            },
+        )
+        return {
+            "instance": instance,
+            "container": container,
+            "path": path,
+            "size": chunk.get("size"),
+            "offset": chunk.get("offset"),
+            "data": chunk.get("data") or "",
+        }
+
+    @app.get(f"{one}/instances/{{instance}}/log/download")
+    async def download(
+        cluster: str, environ: str, topology: str, instance: str
+    ) -> StreamingResponse:
+        ids = _ids(cluster, environ, topology)
+        container, path = await locate(ids, instance)
+        answer = await tracker.stream(
+            "/topologies/containerfiledownload", {**ids, "container": container, "path": path}
+        )
+        filename = path.rsplit("/", 1)[-1].replace('"', "_") or f"{instance}.log"
+        return StreamingResponse(
+            answer.aiter_raw(),
+            media_type="text/plain; charset=utf-8",
+            headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+            background=BackgroundTask(answer.aclose),
+        )
+
+    return app
+
+
+def _ids(cluster: str, environ: str, topology: str) -> dict[str, str]:
+    return {"cluster": cluster, "environ": environ, "topology": topology}
+
+
+def _page(base: str, title: str, kind: str, ids: dict[str, str]) -> HTMLResponse:
+    """A page shell: the script for ``kind`` fills ``<main>`` from the API."""
+    config = html.escape(json.dumps({"base": base, "page": kind, "refresh": REFRESH_MS, **ids}))
+    crumbs = f'<a href="{html.escape(base)}/">Topologies</a>'
+    if "topology" in ids:
+        href = html.escape(
+            "/".join(quote(ids[k], safe="") for k in ("cluster", "environ", "topology"))
+        )
+        crumbs += f' / <a href="{html.escape(base)}/topologies/{href}">'
+        crumbs += f"{html.escape(ids['topology'])}</a>"
+    if "instance" in ids:
+        crumbs += f" / {html.escape(ids['instance'])}"
+    body = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)} · Heron UI</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="{html.escape(base)}/static/ui.css">
+</head>
+<body data-config="{config}">
+<header><a class="brand" href="{html.escape(base)}/">Heron</a><nav>{crumbs}</nav>
+<span id="updated" class="muted"></span></header>
+<div id="error" class="error" role="alert" hidden></div>
+<main id="main"></main>
+<script src="{html.escape(base)}/static/ui.js"></script>
+<script src="{html.escape(base)}/static/{kind}.js"></script>
+</body>
+</html>
+"""
+    return HTMLResponse(body)

@@ -1,0 +1,72 @@
+"""Serving the UI with uvicorn until SIGINT or SIGTERM."""
+
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Callable
+from types import FrameType
+
+import uvicorn
+
+from heron_core.errors import ConfigurationError
+from heron_core.ui._app import create_app
+
+__all__ = ["serve"]
+
+
+def serve(
+    tracker_url: str,
+    *,
+    port: int = 8889,
+    address: str = "127.0.0.1",
+    base_url: str = "",
+    announce: Callable[[str], None] = print,
+) -> None:
+    """Serve the UI over the tracker at ``tracker_url`` until SIGINT or SIGTERM.
+
+    The socket is bound first, then ``announce`` gets the URL it answers on (with the real
+    port when ``port`` is 0); uvicorn then serves it and returns after a graceful shutdown.
+
+    Raises:
+        ConfigurationError: ``tracker_url`` is not an http(s) URL, or the address cannot be
+            bound.
+    """
+    if not tracker_url.startswith(("http://", "https://")):
+        raise ConfigurationError(
+            f"--tracker-url must be an http:// or https:// URL, got {tracker_url!r}"
+        )
+    try:
+        infos = socket.getaddrinfo(address, port, type=socket.SOCK_STREAM)
+        family = infos[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((address, port))
+    except OSError as exc:
+        raise ConfigurationError(f"the UI cannot listen on {address}:{port}: {exc}") from exc
+    sock.listen(128)
+    sock.set_inheritable(True)
+    bound = sock.getsockname()[1]
+    base = "/" + base_url.strip("/") if base_url.strip("/") else ""
+    host = f"[{address}]" if ":" in address else address
+    app = create_app(tracker_url, base)
+    server = uvicorn.Server(
+        uvicorn.Config(
+            app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5
+        )
+    )
+    stopped: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        # uvicorn re-raises the signal that stopped it once it has shut down: land it here, so
+        # the command returns (exit status 0) instead of dying of the signal.
+        stopped.append(signum)
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    announce(f"Heron UI listening on http://{host}:{bound}{base}/ (tracker {tracker_url})")
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

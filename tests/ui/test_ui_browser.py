@@ -1,0 +1,264 @@
+"""Issue 17 item 6: ``heron ui`` over a real ``heron tracker`` over a real topology, looked at in
+a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``; CI installs them)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support.ui import WebDriverWait
+from ui_components import FlakyBolt, TallyBolt, WordSpout
+
+from heron_core.api import Grouping, TopologyBuilder
+from heron_core.testing.cluster import TopologyRun
+from heron_core.testing.processes import PipeLines, isolated_home
+
+HERE = Path(__file__).resolve().parent
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+NAME = "uiflaky"
+WAIT_S = 180.0
+"""Deadline of each browser wait: metrics reach the tmanager every second, a chart's first
+minute bucket and the first exception take longer on a busy machine."""
+
+pytestmark = pytest.mark.processes
+
+
+class Daemon:
+    """A ``heron`` verb run as a real process; its announced URL; stopped by pid."""
+
+    def __init__(self, args: list[str], announced: str) -> None:
+        argv = [sys.executable, "-c", "from heron_core.cli.main import main; main()", *args]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        self.argv = argv
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
+        )
+        self.output = PipeLines(self.proc.stdout)
+        deadline = time.monotonic() + 60
+        while not (found := self.output.match(rf".*{announced}(http://\S+?)/?(\s.*)?")):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(
+                    f"{' '.join(args)} did not announce its address; it printed:\n"
+                    + "\n".join(self.output.lines)
+                )
+            time.sleep(0.05)
+        match = re.fullmatch(rf".*{announced}(http://\S+?)/?(\s.*)?", found[0])
+        assert match is not None
+        self.url = match.group(1)
+
+    def stop(self) -> int:
+        """SIGTERM, then SIGKILL after 15 s; the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(15)
+        self.output.join(5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+
+def _flaky_topology() -> TopologyBuilder:
+    b = TopologyBuilder(NAME)
+    words = b.add_spout("words", WordSpout, par=1)
+    flaky = b.add_bolt("flaky", FlakyBolt, par=2, inputs={words: Grouping.SHUFFLE})
+    b.add_bolt("tally", TallyBolt, par=1, inputs={flaky: Grouping.fields("word")})
+    return b
+
+
+@pytest.fixture(scope="module")
+def home(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Path]:
+    """A heron home for the module; every log under it is printed if a test failed."""
+    failures = request.session.testsfailed
+    root = tmp_path_factory.mktemp("ui")
+    with isolated_home(root, lambda: request.session.testsfailed > failures) as path:
+        yield path
+
+
+@pytest.fixture(scope="module")
+def topology(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TopologyRun]:
+    """The flaky topology running on the ``local`` cluster (one container)."""
+    code = tmp_path_factory.mktemp("code")
+    shutil.copy(HERE / "ui_components.py", code)
+    plan = _flaky_topology().build()
+    with TopologyRun(plan, heron_home=home, code_root=code, containers=1) as run:
+        yield run
+
+
+@pytest.fixture(scope="module")
+def ui(home: Path, topology: TopologyRun) -> Iterator[str]:
+    """``heron tracker`` and ``heron ui`` as processes on free ports; the UI's URL."""
+    tracker = Daemon(["tracker", "--port", "0", "--heron-home", str(home)], "serving ")
+    try:
+        ui = Daemon(["ui", "--port", "0", "--tracker-url", tracker.url], "listening on ")
+        try:
+            yield ui.url
+        finally:
+            status = ui.stop()
+            print("--- heron ui ---\n" + "\n".join(ui.output.lines))
+            assert status == 0, f"heron ui exited with {status} on SIGTERM"
+    finally:
+        tracker.stop()
+        print("--- heron tracker ---\n" + "\n".join(tracker.output.lines))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[WebDriver]:
+    """Headless Chromium; the test fails (never skips) when it is not installed."""
+    if not CHROMIUM.exists() or not CHROMEDRIVER.exists():
+        pytest.fail(
+            f"the UI tests need Debian's chromium ({CHROMIUM}) and chromium-driver "
+            f"({CHROMEDRIVER}): apt-get install chromium chromium-driver",
+            pytrace=False,
+        )
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage"):
+        options.add_argument(arg)
+    options.add_argument("--window-size=1400,1600")
+    options.binary_location = str(CHROMIUM)
+    try:
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    except WebDriverException as exc:
+        pytest.fail(f"cannot start headless chromium: {exc.msg}", pytrace=False)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _wait(driver: WebDriver, what: str, condition: object) -> object:
+    """WebDriverWait with the module's deadline; on timeout the page's text is in the error."""
+    try:
+        return WebDriverWait(driver, WAIT_S, poll_frequency=0.5).until(condition)  # type: ignore[arg-type]
+    except Exception as exc:
+        body = driver.find_element(By.TAG_NAME, "body").get_attribute("textContent")
+        raise AssertionError(f"{what} did not happen in {WAIT_S:.0f}s; the page:\n{body}") from exc
+
+
+def _topology_url(ui: str) -> str:
+    return f"{ui}/topologies/local/default/{NAME}"
+
+
+def test_list_shows_the_running_topology(ui: str, browser: WebDriver) -> None:
+    browser.get(ui + "/")
+    row = f'tr.topology[data-name="{NAME}"]'
+    _wait(browser, "the topology in the list", lambda d: d.find_elements(By.CSS_SELECTOR, row))
+    _wait(
+        browser,
+        "status running",
+        lambda d: "running" in d.find_element(By.CSS_SELECTOR, f"{row} .status").text,
+    )
+    cells = browser.find_element(By.CSS_SELECTOR, row).text
+    assert "local" in cells and "default" in cells
+    # the search box filters rows out
+    browser.find_element(By.ID, "search").send_keys("no-such-topology")
+    _wait(browser, "the row filtered out", lambda d: not d.find_elements(By.CSS_SELECTOR, row))
+
+
+def test_dag_shows_every_component_and_stream(ui: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui))
+    _wait(browser, "the DAG", lambda d: d.find_elements(By.CSS_SELECTOR, "#dag-svg g.node"))
+    nodes = browser.find_elements(By.CSS_SELECTOR, "#dag-svg g.node")
+    assert {n.get_attribute("data-component"): n.text for n in nodes} == {
+        "words": "words",
+        "flaky": "flaky",
+        "tally": "tally",
+    }
+    edges = {
+        (e.get_attribute("data-source"), e.get_attribute("data-target"))
+        for e in browser.find_elements(By.CSS_SELECTOR, "#dag-svg g.edge-group")
+    }
+    assert edges == {("words", "flaky"), ("flaky", "tally")}
+    # layered left to right: each node right of its input
+    x = {
+        n.get_attribute("data-component"): float(
+            n.find_element(By.TAG_NAME, "rect").get_attribute("x") or "nan"
+        )
+        for n in nodes
+    }
+    assert x["words"] < x["flaky"] < x["tally"]
+
+
+def test_counters_and_charts_have_values(ui: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui))
+    executed = 'tr.component[data-component="tally"] td[data-counter="executed"]'
+
+    def counted(d: WebDriver) -> bool:
+        cells = d.find_elements(By.CSS_SELECTOR, executed)
+        return bool(cells) and cells[0].text not in ("", "\N{EN DASH}", "0")
+
+    _wait(browser, "tally's executed count in the last 10 minutes", counted)
+    points = 'svg.chart[data-chart="rates"] g.series[data-series="tally"] circle.point'
+    _wait(browser, "a point of tally's rate", lambda d: d.find_elements(By.CSS_SELECTOR, points))
+    for chart in ("rates", "latency", "failures", "backpressure"):
+        assert browser.find_elements(By.CSS_SELECTOR, f'svg.chart[data-chart="{chart}"]')
+
+
+def test_exception_of_the_flaky_bolt_is_listed(ui: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui))
+    summary = '.component-exceptions[data-component="flaky"] tr.exception'
+    _wait(browser, "flaky's exception", lambda d: d.find_elements(By.CSS_SELECTOR, summary))
+    titles = [row.text for row in browser.find_elements(By.CSS_SELECTOR, summary)]
+    assert any("ValueError: flaky bolt gives up at tuple 400" in title for title in titles), titles
+    traces = browser.find_elements(
+        By.CSS_SELECTOR, '.component-exceptions[data-component="flaky"] details.trace'
+    )
+    text = " ".join(t.get_attribute("textContent") or "" for t in traces)
+    assert "ValueError: flaky bolt gives up at tuple" in text
+
+
+def test_instance_log_link_opens_its_log(ui: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui))
+    link = 'a.log-link[data-instance*="_flaky_"]'
+    _wait(browser, "a log link of flaky", lambda d: d.find_elements(By.CSS_SELECTOR, link))
+    instance = browser.find_element(By.CSS_SELECTOR, link).get_attribute("data-instance")
+    browser.find_element(By.CSS_SELECTOR, link).click()
+    _wait(
+        browser,
+        f"the log of {instance}",
+        lambda d: (
+            "flaky bolt ready to process words"
+            in (d.find_element(By.ID, "log-text").get_attribute("textContent") or "")
+            if d.find_elements(By.ID, "log-text")
+            else False
+        ),
+    )
+    href = browser.find_element(By.ID, "download").get_attribute("href")
+    assert href is not None
+    download = httpx.get(href, timeout=30)
+    assert download.status_code == 200
+    assert "flaky bolt ready to process words" in download.text
+    assert "attachment" in download.headers["content-disposition"]
+
+
+def test_unknown_topology_shows_the_trackers_message(ui: str, browser: WebDriver) -> None:
+    browser.get(f"{ui}/topologies/local/default/no-such-topology")
+    _wait(
+        browser,
+        "an error banner",
+        lambda d: (
+            d.find_element(By.ID, "error").is_displayed()
+            and "no-such-topology" in d.find_element(By.ID, "error").text
+        ),
+    )
