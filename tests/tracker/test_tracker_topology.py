@@ -4,16 +4,19 @@ when submitted and disappears when killed, and every route answers Heron's shape
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import shutil
 import time
+import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
-from tracker_components import MARKER, USER_METRIC, NumberSpout, ReportingBolt
+from prometheus_client.parser import text_string_to_metric_families
+from tracker_components import LIMIT, MARKER, USER_METRIC, NumberSpout, ReportingBolt
 from tracker_support import HERE, TrackerProcess, home_fixture, running_tracker  # noqa: F401
 
 from heron_core.api import Grouping, TopologyBuilder
@@ -99,6 +102,7 @@ def test_a_topology_through_every_route(
             base = {"cluster": cluster, "environ": "default", "topology": NAME}
             _check_documents(tr, base, cluster, run)
             _check_metrics_and_exceptions(tr, base)
+            _check_prometheus(tr, base, run)
             _check_shell(tr, base, run)
             _check_bad_parameters(tr, base, cluster)
         _eventually("the topology to disappear", lambda: tr.json("/topologies") == {})
@@ -261,6 +265,58 @@ def _check_metrics_and_exceptions(tr: TrackerProcess, base: dict[str, Any]) -> N
     assert sum(s["count"] for s in summary) == sum(e["count"] for e in exceptions)
     assert len(summary) <= len(exceptions)
     assert tr.json("/topologies/exceptions", **base, component="numbers") == []
+
+
+def _scrape(run: Any) -> dict[tuple[str, str], float]:
+    """Every Prometheus endpoint of the topology (from the file_sd targets its metrics managers
+    write): (sample name, instance) -> value, summed over the endpoints."""
+    values: dict[tuple[str, str], float] = {}
+    targets = sorted((run.working_dir / "metrics").glob("prometheus-*.json"))
+    assert len(targets) == 2, targets  # one per container
+    for path in targets:
+        for group in json.loads(path.read_text()):
+            for target in group["targets"]:
+                url = f"http://{target}{group['labels']['__metrics_path__']}"
+                with urllib.request.urlopen(url, timeout=10) as response:
+                    text = response.read().decode()
+                for family in text_string_to_metric_families(text):
+                    for sample in family.samples:
+                        if sample.labels.get("topology") == NAME:
+                            key = (sample.name, sample.labels["instance"])
+                            values[key] = values.get(key, 0.0) + sample.value
+    return values
+
+
+def _check_prometheus(tr: TrackerProcess, base: dict[str, Any], run: Any) -> None:
+    """Once the spout has emitted its LIMIT numbers, the tracker and Prometheus show the same
+    counts: every number executed once, and counted once by the user metric."""
+    bolts = sorted(tr.json("/topologies/physicalplan", **base)["bolts"]["report"])
+    executes = "__execute-count/numbers/default"
+
+    def tracked() -> dict[str, dict[str, float]]:
+        doc = tr.json(
+            "/topologies/metrics", **base, component="report", metricname=[executes, USER_METRIC]
+        )
+        return {
+            name: {i: float(doc["metrics"].get(name, {}).get(i, 0)) for i in bolts}
+            for name in (executes, USER_METRIC)
+        }
+
+    def scraped() -> dict[str, dict[str, float]]:
+        values = _scrape(run)
+        names = {
+            executes: "heron_execute_count_numbers_default_total",
+            USER_METRIC: "heron_seen_count_total",
+        }
+        return {
+            name: {i: values.get((sample, i), 0.0) for i in bolts} for name, sample in names.items()
+        }
+
+    def settled() -> bool:
+        tracker = tracked()
+        return all(sum(tracker[n].values()) == LIMIT for n in tracker) and scraped() == tracker
+
+    wait_until(settled, f"{LIMIT} tuples counted alike by the tracker and Prometheus", 180, 0.5)
 
 
 def _check_shell(tr: TrackerProcess, base: dict[str, Any], run: Any) -> None:

@@ -16,8 +16,12 @@ USER_METRIC = "seen-count"
 """The user metric `ReportingBolt` registers."""
 
 
+LIMIT = 2000
+"""How many numbers `NumberSpout` emits, so that the counts settle and can be compared."""
+
+
 class NumberSpout(Spout):
-    """Emits 0, 1, 2, ... unreliably, one every 5 ms."""
+    """Emits 0, 1, ..., LIMIT - 1 unreliably, one every 5 ms, then nothing."""
 
     outputs = ["n"]
 
@@ -26,8 +30,9 @@ class NumberSpout(Spout):
 
     def next_tuple(self) -> None:
         time.sleep(0.005)
-        self.emit([self.n])
-        self.n += 1
+        if self.n < LIMIT:
+            self.emit([self.n])
+            self.n += 1
 
 
 class ReportingBolt(Bolt):
