@@ -347,6 +347,30 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
                 values.setdefault(metric.name, {})[task.instance_id] = metric.value
         return {"metrics": values, "interval": answer.interval, "component": component}
 
+    @app.get("/topologies/metricnames")
+    def metricnames(
+        cluster: Cluster,
+        topology: TopologyName,
+        component: Component,
+        instance: Instances = None,
+        environ: Environ = None,
+        role: Role = None,
+    ) -> dict[str, Any]:
+        """``{component, metricnames: [sorted names]}``: every metric name the tmanager holds
+        for the component's instances (all of them, or those named by ``instance``). An
+        extension of ours, not in Heron: `/topologies/metrics` needs the names, and only the
+        tmanager knows those of user metrics."""
+        snapshot = topology_of(cluster, topology, environ, role)
+        check_component(snapshot, component)
+        instances = check_instances(snapshot, component, instance)
+        # an empty `metric` list asks for every metric; -1: all time, so none is left out
+        request = tmanager_pb2.MetricRequest(
+            component_name=component, instance_id=instances, interval=-1
+        )
+        answer = ask_tmanager(snapshot, request, tmanager_pb2.MetricResponse)
+        names = {metric.name for task in answer.metric for metric in task.metric}
+        return {"component": component, "metricnames": sorted(names)}
+
     @app.get("/topologies/metricstimeline")
     def metrics_timeline(
         cluster: Cluster,

@@ -132,6 +132,35 @@ def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
             "components": [{"name": c, "kind": k, "values": table[c]} for c, k in parts],
         }
 
+    @app.get(f"{one}/usermetrics")
+    async def user_metrics(cluster: str, environ: str, topology: str) -> dict[str, Any]:
+        ids = _ids(cluster, environ, topology)
+        logical = await tracker.get("/topologies/logicalplan", ids)
+        parts = views.components(logical)
+        listed = await asyncio.gather(
+            *(tracker.get("/topologies/metricnames", {**ids, "component": c}) for c, _ in parts)
+        )
+        names = {
+            c: views.user_metric_names(answer.get("metricnames") or [])
+            for (c, _), answer in zip(parts, listed, strict=True)
+        }
+
+        async def fetch(component: str, interval: int) -> dict[str, Any]:
+            if not names[component]:
+                return {}
+            params = {**ids, "component": component, "metricname": names[component]}
+            answer = await tracker.get("/topologies/metrics", {**params, "interval": str(interval)})
+            return dict(answer.get("metrics") or {})
+
+        windows = (views.USER_METRIC_WINDOW_S, -1)
+        values = await asyncio.gather(*(fetch(c, w) for c, _ in parts for w in windows))
+        shown = []
+        for i, (component, kind) in enumerate(parts):
+            recent, all_time = values[2 * i], values[2 * i + 1]
+            rows = views.user_metric_rows(names[component], recent, all_time)
+            shown.append({"name": component, "kind": kind, "rows": rows})
+        return {"window": f"{views.USER_METRIC_WINDOW_S // 60} min", "components": shown}
+
     @app.get(f"{one}/timeline")
     async def timeline(
         cluster: str, environ: str, topology: str, minutes: int = TIMELINE_MINUTES

@@ -18,6 +18,7 @@ __all__ = [
     "COUNTERS",
     "INTERVALS",
     "STMGR_COMPONENT",
+    "USER_METRIC_WINDOW_S",
     "average_series",
     "component_metric_names",
     "components",
@@ -28,6 +29,8 @@ __all__ = [
     "instance_log",
     "sum_series",
     "topology_rows",
+    "user_metric_names",
+    "user_metric_rows",
 ]
 
 STMGR_COMPONENT = "__stmgr__"
@@ -46,6 +49,9 @@ INTERVALS: tuple[tuple[str, int], ...] = (
 
 COUNTERS = ("emitted", "executed", "acked", "failed", "latency")
 """The per-component counters, in the order the page shows them."""
+
+USER_METRIC_WINDOW_S = 600
+"""The recent window of the user metrics table (seconds; the tracker's ``interval``)."""
 
 _STATUS = {"running": "running", "paused": "paused", "killed": "killed"}
 
@@ -340,3 +346,43 @@ def exception_titles(
         )
         titled.append({**entry, "title": title or head})
     return titled, full
+
+
+def user_metric_names(names: Iterable[str]) -> list[str]:
+    """The user metrics among a ``/topologies/metricnames`` result's names: those not starting
+    with ``__`` (the runtime's own), sorted.
+
+    >>> user_metric_names(["__emit-count/default", "words", "hits/b", "hits/a"])
+    ['hits/a', 'hits/b', 'words']
+    """
+    return sorted(name for name in names if not str(name).startswith("__"))
+
+
+def user_metric_rows(
+    names: Iterable[str], recent: Mapping[str, Any], all_time: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """One row ``{metric, instance, recent, all_time}`` per metric of ``names`` and instance,
+    sorted by metric then instance, from the ``metrics`` maps of two ``/topologies/metrics``
+    results (the recent window and all time); a value the tracker does not give is None.
+
+    Values stay per instance: whether a user metric adds up over instances (a count) or not (a
+    mean, a gauge) is not known here.
+
+    >>> rows = user_metric_rows(["words"], {"words": {"i2": "4"}},
+    ...                         {"words": {"i1": "10", "i2": "6.5"}})
+    >>> [(r["metric"], r["instance"], r["recent"], r["all_time"]) for r in rows]
+    [('words', 'i1', None, 10.0), ('words', 'i2', 4.0, 6.5)]
+    """
+    rows = []
+    for name in sorted(set(names)):
+        now, ever = _mapping(recent.get(name)), _mapping(all_time.get(name))
+        for instance in sorted({*now, *ever}):
+            rows.append(
+                {
+                    "metric": name,
+                    "instance": instance,
+                    "recent": _number(now.get(instance)),
+                    "all_time": _number(ever.get(instance)),
+                }
+            )
+    return rows

@@ -102,6 +102,7 @@ def test_a_topology_through_every_route(
             base = {"cluster": cluster, "environ": "default", "topology": NAME}
             _check_documents(tr, base, cluster, run)
             _check_metrics_and_exceptions(tr, base)
+            _check_metric_names(tr, base)
             _check_prometheus(tr, base, run)
             _check_shell(tr, base, run)
             _check_bad_parameters(tr, base, cluster)
@@ -265,6 +266,39 @@ def _check_metrics_and_exceptions(tr: TrackerProcess, base: dict[str, Any]) -> N
     assert sum(s["count"] for s in summary) == sum(e["count"] for e in exceptions)
     assert len(summary) <= len(exceptions)
     assert tr.json("/topologies/exceptions", **base, component="numbers") == []
+
+
+def _check_metric_names(tr: TrackerProcess, base: dict[str, Any]) -> None:
+    """Our extension ``/topologies/metricnames`` lists the user metric beside the built-in ones,
+    for the component and for one of its instances, and checks its parameters like the others."""
+    executes = "__execute-count/numbers/default"
+    bolts = sorted(tr.json("/topologies/physicalplan", **base)["bolts"]["report"])
+    one = tr.json("/topologies/metricnames", **base, component="report", instance=bolts[0])
+    assert one["component"] == "report"
+    assert USER_METRIC in one["metricnames"] and executes in one["metricnames"]
+    doc = tr.json("/topologies/metricnames", **base, component="report")
+    assert doc["component"] == "report"
+    names = doc["metricnames"]
+    assert USER_METRIC in names and executes in names
+    assert names == sorted(set(names))
+    assert set(one["metricnames"]) <= set(names)  # asked later: the tmanager forgets no name
+
+    def spout_names() -> list[str] | None:
+        found = tr.json("/topologies/metricnames", **base, component="numbers")["metricnames"]
+        return found if "__emit-count/default" in found else None
+
+    spout = _eventually("the spout's emit count among its metric names", spout_names)
+    assert USER_METRIC not in spout
+
+    ghost = tr.get("/topologies/metricnames", **base, component="ghost")
+    assert ghost.status_code == 404 and "no component 'ghost'" in ghost.json()["detail"]
+    stranger = tr.get(
+        "/topologies/metricnames", **base, component="report", instance="container_9_x_9"
+    )
+    assert stranger.status_code == 404
+    assert "no instance 'container_9_x_9'" in stranger.json()["detail"]
+    missing = tr.get("/topologies/metricnames", **base)
+    assert missing.status_code == 422 and "component" in missing.text
 
 
 def _scrape(run: Any) -> dict[tuple[str, str], float]:

@@ -131,6 +131,7 @@ def test_silent_daemons_and_an_unreachable_store(
             503, "/topologies/metrics", topology="idle", component="src", metricname="x"
         )
         assert "'idle'" in detail and "tmanager" in detail
+        assert "'idle'" in answer(503, "/topologies/metricnames", topology="idle", component="src")
         # No physical plan: the shell routes answer 503.
         assert "'idle'" in answer(
             503, "/topologies/containerfilestats", topology="idle", container=1
@@ -142,6 +143,8 @@ def test_silent_daemons_and_an_unreachable_store(
             assert f"'{name}'" in detail and "did not answer" in detail
             detail = answer(504, "/topologies/exceptions", topology=name, component="src")
             assert f"'{name}'" in detail
+            detail = answer(504, "/topologies/metricnames", topology=name, component="src")
+            assert f"'{name}'" in detail and "did not answer" in detail
             detail = answer(
                 504, "/topologies/containerfiledata", topology=name, container=1, path="logs/a.log"
             )

@@ -1,5 +1,8 @@
 """Issue 17 item 6: ``heron ui`` over a real ``heron tracker`` over a real topology, looked at in
-a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``; CI installs them)."""
+a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``; CI installs them).
+
+Every test runs twice: with the topology on the ``local`` cluster (localfs state) and on
+``localzk`` (the session's real ZooKeeper server)."""
 
 from __future__ import annotations
 
@@ -10,11 +13,14 @@ import signal
 import subprocess
 import sys
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+import yaml
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -36,6 +42,8 @@ WAIT_S = 180.0
 minute bucket and the first exception take longer on a busy machine."""
 
 pytestmark = pytest.mark.processes
+
+CLUSTERS = ["local", pytest.param("localzk", marks=pytest.mark.zookeeper)]
 
 
 class Daemon:
@@ -85,31 +93,88 @@ def _flaky_topology() -> TopologyBuilder:
     return b
 
 
+@pytest.fixture(scope="module", params=CLUSTERS)
+def cluster(request: pytest.FixtureRequest) -> str:
+    """The cluster the module's topology runs on: every test runs once per cluster."""
+    return str(request.param)
+
+
+@pytest.fixture(scope="module")
+def clusters(
+    cluster: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """The tracker's cluster config directory (``local.yaml``, and for ``localzk`` a
+    ``localzk.yaml`` on the session's ZooKeeper under a fresh root path) and the state-manager
+    overrides of the topology's run. As ``zk_config`` (tests/conftest.py), for a module: the
+    server's log written meanwhile is printed if a test failed."""
+    directory = tmp_path_factory.mktemp(f"clusters-{cluster}")
+    local = {"heron.class.scheduler": "local", "heron.class.state.manager": "localfs"}
+    (directory / "local.yaml").write_text(yaml.safe_dump(local))
+    if cluster == "local":
+        yield directory, {}
+        return
+    server = request.getfixturevalue("zookeeper_server")
+    failures = request.session.testsfailed
+    log_start = len(server.log_text())
+    overrides = {
+        "heron.statemgr.connection.string": server.connection_string,
+        "heron.statemgr.root.path": f"/ui-{uuid.uuid4().hex}",
+        "heron.statemgr.zookeeper.session.timeout.ms": 30000,
+        "heron.statemgr.zookeeper.connection.timeout.ms": 10000,
+    }
+    localzk = {
+        "heron.class.scheduler": "local",
+        "heron.class.state.manager": "zookeeper",
+        **overrides,
+    }
+    (directory / "localzk.yaml").write_text(yaml.safe_dump(localzk))
+    yield directory, overrides
+    if request.session.testsfailed > failures:
+        print(f"--- ZooKeeper server log during the UI tests on {cluster} ---")
+        print(server.log_text()[log_start:])
+
+
 @pytest.fixture(scope="module")
 def home(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+    cluster: str, request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Path]:
-    """A heron home for the module; every log under it is printed if a test failed."""
+    """A heron home for the module's tests on ``cluster``; every log under it is printed if a
+    test failed, and no process may outlive it."""
     failures = request.session.testsfailed
-    root = tmp_path_factory.mktemp("ui")
+    root = tmp_path_factory.mktemp(f"ui-{cluster}")
     with isolated_home(root, lambda: request.session.testsfailed > failures) as path:
         yield path
 
 
 @pytest.fixture(scope="module")
-def topology(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[TopologyRun]:
-    """The flaky topology running on the ``local`` cluster (one container)."""
+def topology(
+    cluster: str,
+    clusters: tuple[Path, dict[str, Any]],
+    home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[TopologyRun]:
+    """The flaky topology running on ``cluster`` (one container)."""
     code = tmp_path_factory.mktemp("code")
     shutil.copy(HERE / "ui_components.py", code)
     plan = _flaky_topology().build()
-    with TopologyRun(plan, heron_home=home, code_root=code, containers=1) as run:
+    run = TopologyRun(
+        plan,
+        heron_home=home,
+        code_root=code,
+        containers=1,
+        cluster=cluster,
+        config=clusters[1],
+    )
+    with run:
         yield run
 
 
 @pytest.fixture(scope="module")
-def ui(home: Path, topology: TopologyRun) -> Iterator[str]:
-    """``heron tracker`` and ``heron ui`` as processes on free ports; the UI's URL."""
-    tracker = Daemon(["tracker", "--port", "0", "--heron-home", str(home)], "serving ")
+def ui(home: Path, clusters: tuple[Path, dict[str, Any]], topology: TopologyRun) -> Iterator[str]:
+    """``heron tracker`` (over the clusters of `clusters`) and ``heron ui`` as processes on free
+    ports, stopped by pid; the UI's URL."""
+    config = ["--config-path", str(clusters[0]), "--heron-home", str(home)]
+    tracker = Daemon(["tracker", "--port", "0", *config], "serving ")
     try:
         ui = Daemon(["ui", "--port", "0", "--tracker-url", tracker.url], "listening on ")
         try:
@@ -156,11 +221,11 @@ def _wait(driver: WebDriver, what: str, condition: object) -> object:
         raise AssertionError(f"{what} did not happen in {WAIT_S:.0f}s; the page:\n{body}") from exc
 
 
-def _topology_url(ui: str) -> str:
-    return f"{ui}/topologies/local/default/{NAME}"
+def _topology_url(ui: str, cluster: str) -> str:
+    return f"{ui}/topologies/{cluster}/default/{NAME}"
 
 
-def test_list_shows_the_running_topology(ui: str, browser: WebDriver) -> None:
+def test_list_shows_the_running_topology(ui: str, cluster: str, browser: WebDriver) -> None:
     browser.get(ui + "/")
     row = f'tr.topology[data-name="{NAME}"]'
     _wait(browser, "the topology in the list", lambda d: d.find_elements(By.CSS_SELECTOR, row))
@@ -170,14 +235,14 @@ def test_list_shows_the_running_topology(ui: str, browser: WebDriver) -> None:
         lambda d: "running" in d.find_element(By.CSS_SELECTOR, f"{row} .status").text,
     )
     cells = browser.find_element(By.CSS_SELECTOR, row).text
-    assert "local" in cells and "default" in cells
+    assert cluster in cells.split() and "default" in cells
     # the search box filters rows out
     browser.find_element(By.ID, "search").send_keys("no-such-topology")
     _wait(browser, "the row filtered out", lambda d: not d.find_elements(By.CSS_SELECTOR, row))
 
 
-def test_dag_shows_every_component_and_stream(ui: str, browser: WebDriver) -> None:
-    browser.get(_topology_url(ui))
+def test_dag_shows_every_component_and_stream(ui: str, cluster: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui, cluster))
     _wait(browser, "the DAG", lambda d: d.find_elements(By.CSS_SELECTOR, "#dag-svg g.node"))
     nodes = browser.find_elements(By.CSS_SELECTOR, "#dag-svg g.node")
     assert {n.get_attribute("data-component"): n.text for n in nodes} == {
@@ -200,8 +265,8 @@ def test_dag_shows_every_component_and_stream(ui: str, browser: WebDriver) -> No
     assert x["words"] < x["flaky"] < x["tally"]
 
 
-def test_counters_and_charts_have_values(ui: str, browser: WebDriver) -> None:
-    browser.get(_topology_url(ui))
+def test_counters_and_charts_have_values(ui: str, cluster: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui, cluster))
     executed = 'tr.component[data-component="tally"] td[data-counter="executed"]'
 
     def counted(d: WebDriver) -> bool:
@@ -215,8 +280,8 @@ def test_counters_and_charts_have_values(ui: str, browser: WebDriver) -> None:
         assert browser.find_elements(By.CSS_SELECTOR, f'svg.chart[data-chart="{chart}"]')
 
 
-def test_exception_of_the_flaky_bolt_is_listed(ui: str, browser: WebDriver) -> None:
-    browser.get(_topology_url(ui))
+def test_exception_of_the_flaky_bolt_is_listed(ui: str, cluster: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui, cluster))
     summary = '.component-exceptions[data-component="flaky"] tr.exception'
     _wait(browser, "flaky's exception", lambda d: d.find_elements(By.CSS_SELECTOR, summary))
     titles = [row.text for row in browser.find_elements(By.CSS_SELECTOR, summary)]
@@ -228,8 +293,47 @@ def test_exception_of_the_flaky_bolt_is_listed(ui: str, browser: WebDriver) -> N
     assert "ValueError: flaky bolt gives up at tuple" in text
 
 
-def test_instance_log_link_opens_its_log(ui: str, browser: WebDriver) -> None:
-    browser.get(_topology_url(ui))
+def _user_metric_rows(driver: WebDriver) -> list[dict[str, str | None]]:
+    """Every row of the user metrics section, read in one script (the page re-renders its
+    sections every few seconds, so elements found one by one may go stale)."""
+    rows: list[dict[str, str | None]] = driver.execute_script(
+        """return [...document.querySelectorAll(".user-metrics tr.user-metric")].map((r) => ({
+             component: r.closest(".user-metrics").dataset.component,
+             metric: r.dataset.metric, instance: r.dataset.instance,
+             recent: r.querySelector('td[data-window="recent"]').dataset.value ?? null,
+             all_time: r.querySelector('td[data-window="all-time"]').dataset.value ?? null}));"""
+    )
+    return rows
+
+
+def test_user_metric_of_the_flaky_bolt_is_shown(ui: str, cluster: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui, cluster))
+
+    def counted(d: WebDriver) -> bool:
+        return any(
+            row["component"] == "flaky"
+            and row["metric"] == "flaky-words"
+            and float(row["recent"] or 0) > 0
+            and float(row["all_time"] or 0) > 0
+            for row in _user_metric_rows(d)
+        )
+
+    _wait(browser, "flaky-words of flaky with a value > 0 (10 min and all time)", counted)
+    rows = _user_metric_rows(browser)
+    # only user metrics, each row one instance of its component
+    assert rows and not [r for r in rows if str(r["metric"]).startswith("__")], rows
+    flaky = [r for r in rows if r["component"] == "flaky"]
+    assert {r["metric"] for r in flaky} == {"flaky-words"}, rows
+    assert all("_flaky_" in str(r["instance"]) for r in flaky), rows
+    assert {r["component"] for r in rows} == {"flaky"}, rows
+    headers = browser.execute_script(
+        'return document.querySelector("#user-metrics thead").textContent'
+    )
+    assert "10 min" in headers and "All time" in headers, headers
+
+
+def test_instance_log_link_opens_its_log(ui: str, cluster: str, browser: WebDriver) -> None:
+    browser.get(_topology_url(ui, cluster))
     link = 'a.log-link[data-instance*="_flaky_"]'
     _wait(browser, "a log link of flaky", lambda d: d.find_elements(By.CSS_SELECTOR, link))
     instance = browser.find_element(By.CSS_SELECTOR, link).get_attribute("data-instance")
@@ -252,8 +356,10 @@ def test_instance_log_link_opens_its_log(ui: str, browser: WebDriver) -> None:
     assert "attachment" in download.headers["content-disposition"]
 
 
-def test_unknown_topology_shows_the_trackers_message(ui: str, browser: WebDriver) -> None:
-    browser.get(f"{ui}/topologies/local/default/no-such-topology")
+def test_unknown_topology_shows_the_trackers_message(
+    ui: str, cluster: str, browser: WebDriver
+) -> None:
+    browser.get(f"{ui}/topologies/{cluster}/default/no-such-topology")
     _wait(
         browser,
         "an error banner",

@@ -1,4 +1,4 @@
-/* Heron UI: a topology's page (DAG, counters, charts, physical plan, exceptions). */
+/* Heron UI: a topology's page (DAG, counters, charts, user metrics, physical plan, exceptions). */
 "use strict";
 
 (() => {
@@ -15,6 +15,7 @@
   const dagBody = section("dag", "Logical plan");
   const countersBody = section("counters", "Components");
   const chartsBody = section("charts", "Over time (minutely)");
+  const userMetricsBody = section("user-metrics", "User metrics");
   const physicalBody = section("physical", "Physical plan");
   const exceptionsBody = section("exceptions", "Exceptions");
   const failed = (body) => (err) =>
@@ -119,6 +120,24 @@
       chart.series.length ? legend : el("div", { class: "legend muted" }, "no series"));
   }
 
+  // --- user metrics -----------------------------------------------------------------------
+  // Per instance: whether a user metric adds up over instances is not known here.
+  function drawUserMetrics(data) {
+    const withAny = data.components.filter((c) => c.rows.length);
+    if (!withAny.length) return el("p", { class: "muted", id: "no-user-metrics" }, "No user metrics reported yet.");
+    const cell = (value, which) => el("td", { class: "num", "data-window": which,
+                                             "data-value": value === null ? null : value }, number(value));
+    return withAny.map((c) => el("div", { class: "user-metrics", "data-component": c.name },
+      el("h3", {}, c.name, el("span", { class: "muted" }, ` · ${c.kind}`)),
+      el("table", { class: "user-metrics-table" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Metric"), el("th", {}, "Instance"),
+                                 el("th", { class: "num" }, data.window), el("th", { class: "num" }, "All time"))),
+        el("tbody", {}, c.rows.map((r) => el("tr", { class: "user-metric", "data-metric": r.metric,
+                                                      "data-instance": r.instance },
+          el("td", {}, r.metric), el("td", {}, r.instance),
+          cell(r.recent, "recent"), cell(r.all_time, "all-time")))))));
+  }
+
   // --- physical plan ----------------------------------------------------------------------
   function drawPhysical(plan) {
     const instances = plan.instances || {};
@@ -181,6 +200,11 @@
         const t = await api(apiPath("/timeline"));
         renderInto(chartsBody, () => el("div", { class: "charts" },
                                          t.charts.map((c) => drawChart(c, t.starttime, t.endtime))));
+      } },
+    { name: "User metrics", onError: failed(userMetricsBody),
+      load: async () => {
+        const u = await api(apiPath("/usermetrics"));
+        renderInto(userMetricsBody, () => drawUserMetrics(u));
       } },
     { name: "Exceptions", onError: failed(exceptionsBody),
       load: async () => { const e = await api(apiPath("/exceptions")); renderInto(exceptionsBody, () => drawExceptions(e)); } },
