@@ -37,6 +37,8 @@ from bench_peers import PEERS, run_peers  # noqa: E402
 from bench_report import Result, load, machine, median, ratios, record, table  # noqa: E402
 from word_count import WORDS_PER_SENTENCE, sentences  # noqa: E402
 
+from heron_core.config import REGISTRY  # noqa: E402
+
 FRONTENDS = {
     "native": "native API",
     "storm": "Storm facade (BaseRichSpout, BaseBasicBolt)",
@@ -60,7 +62,16 @@ CURVE = ["curve-off", "curve-on"]
 """The native word count, acking off, on 2 containers (tuples cross TCP between the stream
 managers) with ``heron.network.curve.enabled`` false / true."""
 CURVE_KEY = "heron.network.curve.enabled"
-PAIRS = (("cluster-spark", "cluster-local"), ("curve-on", "curve-off"))
+METRICS = ["metrics-min", "metrics-all"]
+"""The native word count, acking off, on 2 containers, with only the ``tmanager`` sink (what
+the engine itself needs: the runs are timed by the tmanager's metrics) / with every default sink
+of ``heron.metrics.sinks`` (tmanager, file, prometheus)."""
+SINKS_KEY = "heron.metrics.sinks"
+PAIRS = (
+    ("cluster-spark", "cluster-local"),
+    ("curve-on", "curve-off"),
+    ("metrics-all", "metrics-min"),
+)
 """(numerator, denominator) of the ratios of the cluster and CURVE cases; each pair runs back
 to back, in alternating order from round to round (`in_round_order`)."""
 ALL = [
@@ -76,6 +87,7 @@ ALL = [
     "spark-ss",
     *CLUSTER,
     *CURVE,
+    *METRICS,
 ]
 QUICK = [
     "loop",
@@ -91,6 +103,7 @@ QUICK = [
     "spark-ss",
     *CLUSTER,
     *CURVE,
+    *METRICS,
 ]
 
 
@@ -121,6 +134,12 @@ def topology_case(case: str, total: int, peak: Result | None) -> TopologyCase:
             f"native API, acking off, 2 containers, CURVE {rest} ({CURVE_KEY}={str(on).lower()})"
         )
         return TopologyCase(case, label, "native", False, 2, total, config={CURVE_KEY: on})
+    if kind == "metrics":
+        sinks = dict(REGISTRY[SINKS_KEY].default)
+        if rest == "min":
+            sinks["sinks"] = ["tmanager-sink"]
+        label = f"native API, acking off, 2 containers, metrics sinks: {', '.join(sinks['sinks'])}"
+        return TopologyCase(case, label, "native", False, 2, total, config={SINKS_KEY: sinks})
     acking, containers = rest.split("-")
     label = f"{FRONTENDS[kind]}, acking {acking}, {containers} container"
     label += "s" if containers != "1" else ""

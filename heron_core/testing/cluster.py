@@ -15,6 +15,7 @@ Example (not run here: it starts processes)::
 from __future__ import annotations
 
 import contextlib
+import json
 import signal
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -52,7 +53,7 @@ class TopologyRun:
         code_root: a directory copied to the topology's code directory, so instance processes
             can import the modules the plan's classes live in (e.g. the test's directory).
         containers: ``topology.stmgrs``.
-        config: more ``key=value`` overrides (values are formatted with ``str``).
+        config: more ``key=value`` overrides (lists and dicts as JSON, others with ``str``).
         cluster: the cluster config to use; its scheduler must be ``local``.
     """
 
@@ -193,8 +194,15 @@ def _flag(argv: Sequence[str], flag: str) -> str | None:
 
 
 def _text(value: Any) -> str:
+    """A config value as ``--config-property`` reads it (lists and dicts as JSON).
+
+    >>> _text(True), _text(None), _text(3), _text({"sinks": []})
+    ('true', 'null', '3', '{"sinks": []}')
+    """
     if isinstance(value, bool):
         return "true" if value else "false"
     if value is None:
         return "null"
+    if isinstance(value, list | dict):
+        return json.dumps(value)
     return str(value)
