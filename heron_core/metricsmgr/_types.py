@@ -12,7 +12,10 @@ from typing import Any
 from heron_core.errors import ConfigurationError
 from heron_core.proto import metrics_pb2
 
-__all__ = ["AVG", "LAST", "SUM", "MetricTypes"]
+__all__ = ["AVG", "LAST", "STMGR_COMPONENT", "SUM", "MetricTypes"]
+
+STMGR_COMPONENT = "__stmgr__"
+"""The component name stream managers publish their own metrics under (as in Heron)."""
 
 SUM = metrics_pb2.SUM
 AVG = metrics_pb2.AVG

@@ -43,16 +43,16 @@ from collections.abc import Iterable, Mapping
 import psutil
 import zmq
 
+from heron_core.metricsmgr import STMGR_COMPONENT
 from heron_core.network import encode
 from heron_core.proto import metrics_pb2
 from heron_core.stmgr._backpressure import BackPressure
 from heron_core.stmgr._outbox import Outbox
 
-__all__ = ["METRICS_HWM", "STMGR_COMPONENT", "StMgrMetrics", "Stopwatch"]
+__all__ = ["METRICS_HWM", "StMgrMetrics", "Stopwatch"]
 
 log = logging.getLogger(__name__)
 
-STMGR_COMPONENT = "__stmgr__"
 METRICS_HWM = 4
 METRICS_LINGER_MS = 1000
 

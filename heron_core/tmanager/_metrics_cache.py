@@ -32,7 +32,8 @@ from datetime import UTC, datetime
 from typing import Any, TypeAlias
 
 from heron_core.config import REGISTRY
-from heron_core.metricsmgr import AVG, LAST, SUM, MetricTypes
+from heron_core.executor import stmgr_name
+from heron_core.metricsmgr import AVG, LAST, STMGR_COMPONENT, SUM, MetricTypes
 from heron_core.proto import (
     common_pb2,
     metrics_pb2,
@@ -64,17 +65,19 @@ Number = int | float
 def planned_instances(
     topology: topology_pb2.Topology, packing_plan: packing_plan_pb2.PackingPlan
 ) -> dict[str, frozenset[str]]:
-    """The instance ids the packing plan gives each component of ``topology``.
+    """The instance ids the packing plan gives each component of ``topology``, and the stream
+    managers' ids under `STMGR_COMPONENT` (they publish metrics of their own).
 
     >>> from heron_core.proto import packing_plan_pb2 as pp, topology_pb2 as tp
     >>> topology = tp.Topology(spouts=[tp.Spout(comp=tp.Component(name="word"))])
     >>> plan = pp.PackingPlan(containers=[pp.ContainerPlan(
     ...     id=1, instances=[pp.InstancePlan(component_name="word", task_id=2)])])
     >>> planned_instances(topology, plan)
-    {'word': frozenset({'container_1_word_2'})}
+    {'word': frozenset({'container_1_word_2'}), '__stmgr__': frozenset({'stmgr-1'})}
     """
     found: dict[str, set[str]] = {c.comp.name: set() for c in topology.spouts}
     found.update({c.comp.name: set() for c in topology.bolts})
+    found[STMGR_COMPONENT] = {stmgr_name(c.id) for c in packing_plan.containers}
     for container in packing_plan.containers:
         for plan in container.instances:
             found.setdefault(plan.component_name, set()).add(

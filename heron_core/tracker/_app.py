@@ -23,6 +23,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from google.protobuf.message import Message
 
 from heron_core.errors import HeronError
+from heron_core.metricsmgr import STMGR_COMPONENT
 from heron_core.proto import common_pb2, metrics_pb2, physical_plan_pb2, tmanager_pb2
 from heron_core.tracker._topology import TopologySnapshot, exception_summary
 from heron_core.tracker._watch import Clients, Tracker
@@ -31,7 +32,6 @@ __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
 
-STMGR_COMPONENT = "__stmgr__"
 """The component name stream managers publish their metrics under."""
 
 _CHUNK = 1 << 20

@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from heron_core.metricsmgr import STMGR_COMPONENT
+
 __all__ = [
     "BACK_PRESSURE_METRIC",
     "COUNTERS",
@@ -33,7 +35,6 @@ __all__ = [
     "user_metric_rows",
 ]
 
-STMGR_COMPONENT = "__stmgr__"
 """The component name the stream managers publish their metrics under."""
 
 BACK_PRESSURE_METRIC = "__server/__time_spent_back_pressure_initiated"

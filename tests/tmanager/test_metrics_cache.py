@@ -603,4 +603,7 @@ def test_sums_agree_with_a_simple_model(intervals: list[tuple[int, int | float]]
 def test_planned_instances_name_every_component_of_the_topology(
     topology: topology_pb2.Topology, packing_plan: packing_plan_pb2.PackingPlan
 ) -> None:
-    assert planned_instances(topology, packing_plan) == PLANNED
+    assert planned_instances(topology, packing_plan) == {
+        **PLANNED,
+        "__stmgr__": {"stmgr-1", "stmgr-2"},
+    }
