@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import zmq
 from google.protobuf.message import Message
@@ -15,12 +15,24 @@ from heron_core.executor import read_status, status_path
 from heron_core.network import Dispatcher, ProtocolError, encode
 from heron_core.proto import common_pb2, metrics_pb2
 
-__all__ = ["MAX_CHUNK", "Shell"]
+__all__ = ["MAX_CHUNK", "Shell", "path_refusal"]
 
 log = logging.getLogger(__name__)
 
 MAX_CHUNK = 1 << 20
 """The most bytes one file request answers."""
+
+
+def path_refusal(path: str) -> str | None:
+    """Why a shell refuses ``path`` before looking at the disk (absolute, or with ``..``), or
+    None. The tracker refuses the same paths up front.
+
+    >>> path_refusal("logs/x.log") is None, path_refusal("../x")
+    (True, "path '../x' must be relative to the working directory, without '..'")
+    """
+    if path.startswith("/") or ".." in PurePosixPath(path).parts:
+        return f"path {path!r} must be relative to the working directory, without '..'"
+    return None
 
 
 def _status(ok: bool, message: str = "") -> common_pb2.Status:
@@ -61,8 +73,9 @@ class Shell:
 
     def resolve(self, path: str) -> Path | str:
         """The file ``path`` names, or why it is refused."""
-        if path.startswith("/") or ".." in Path(path).parts:
-            return f"path {path!r} must be relative to the working directory, without '..'"
+        refused = path_refusal(path)
+        if refused is not None:
+            return refused
         target = (self._root / path).resolve()
         if target != self._root and self._root not in target.parents:
             return f"path {path!r} leaves the working directory"

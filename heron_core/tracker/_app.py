@@ -23,7 +23,7 @@ from fastapi.responses import PlainTextResponse, StreamingResponse
 from google.protobuf.message import Message
 
 from heron_core.errors import HeronError
-from heron_core.metricsmgr import STMGR_COMPONENT
+from heron_core.metricsmgr import STMGR_COMPONENT, path_refusal
 from heron_core.proto import common_pb2, metrics_pb2, physical_plan_pb2, tmanager_pb2
 from heron_core.tracker._topology import TopologySnapshot, exception_summary
 from heron_core.tracker._watch import Clients, Tracker
@@ -63,6 +63,19 @@ def _bad(message: str) -> HTTPException:
 
 def _ok(status: common_pb2.Status) -> bool:
     return status.status in (common_pb2.OK, common_pb2.STATUS_UNSPECIFIED)
+
+
+def _checked(answer: Message | None, request: Message, expected: type[M], who: str, late: str) -> M:
+    """``answer`` if it is an ``expected``; 504 (``late``) when there is none, 502 when it is
+    another message. ``who`` names the daemon asked."""
+    if answer is None:
+        raise HTTPException(504, late)
+    if not isinstance(answer, expected):
+        raise HTTPException(
+            502,
+            f"{who} answered a {type(request).__name__} with a {type(answer).__name__}",
+        )
+    return answer
 
 
 def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
@@ -162,21 +175,18 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
             except HeronError as exc:
                 raise HTTPException(503, f"topology {name!r}: {exc}") from exc
             endpoint = clients.tmanager.endpoint
-        if answer is None:
-            raise HTTPException(
-                504,
-                f"the tmanager of topology {name!r} ({endpoint or 'no location'}) did not "
-                f"answer a {type(request).__name__} within {timeout:g} s",
-            )
-        if not isinstance(answer, expected):
-            raise HTTPException(
-                502,
-                f"the tmanager of topology {name!r} answered a {type(request).__name__} "
-                f"with a {type(answer).__name__}",
-            )
+        who = f"the tmanager of topology {name!r}"
+        answer = _checked(
+            answer,
+            request,
+            expected,
+            who,
+            f"{who} ({endpoint or 'no location'}) did not answer a "
+            f"{type(request).__name__} within {timeout:g} s",
+        )
         status = getattr(answer, "status", None)
         if isinstance(status, common_pb2.Status) and not _ok(status):
-            raise _bad(f"the tmanager of topology {name!r}: {status.message or 'NOTOK'}")
+            raise _bad(f"{who}: {status.message or 'NOTOK'}")
         return answer
 
     def ask_shell(
@@ -202,30 +212,24 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
                 answer = clients.shell.ask(container, request)
             except HeronError as exc:
                 raise HTTPException(503, f"topology {name!r}: {exc}") from exc
-        if answer is None:
-            raise HTTPException(
-                504,
-                f"the shell of container {container} of topology {name!r} "
-                f"(tcp://{stmgr.host_name}:{stmgr.shell_port}) did not answer within "
-                f"{timeout:g} s",
-            )
-        if not isinstance(answer, expected):
-            raise HTTPException(
-                502,
-                f"the shell of container {container} of topology {name!r} answered a "
-                f"{type(request).__name__} with a {type(answer).__name__}",
-            )
+        who = f"the shell of container {container} of topology {name!r}"
+        answer = _checked(
+            answer,
+            request,
+            expected,
+            who,
+            f"{who} (tcp://{stmgr.host_name}:{stmgr.shell_port}) did not answer within "
+            f"{timeout:g} s",
+        )
         status = getattr(answer, "status", None)
         if isinstance(status, common_pb2.Status) and not _ok(status):
             raise _not_found(status.message or f"the shell of container {container} said NOTOK")
         return answer
 
     def check_path(path: str) -> str:
-        if path.startswith("/") or ".." in PurePosixPath(path).parts:
-            raise _bad(
-                f"path {path!r} must be relative to the container's working directory and "
-                "must not contain '..'"
-            )
+        refused = path_refusal(path)
+        if refused is not None:
+            raise _bad(refused)
         return "" if path in ("", ".") else path
 
     # ----------------------------------------------------------------------------- routes
