@@ -238,6 +238,8 @@ class LocalCluster:
         """
         loaded = load_storm_topology(topologyName, conf, topology)
         deployment = prepare(CLUSTER, loaded, (), self._config_path, self.heron_home)
+        for line in deployment.inert_settings:
+            _to_stderr(f"{topologyName}: note: {line}")
         scheduler = LocalScheduler()
         scheduler.initialize(deployment.config, deployment.runtime)
         state = create_state_manager(deployment.config, CLUSTER)

@@ -141,6 +141,8 @@ def run(
     kept_logs: Path | None = None
     try:
         deployment = prepare(CLUSTER, loaded, [*overrides, *extra], config_path, home)
+        for line in deployment.inert_settings:
+            progress(f"note: {line}")
         topology = deployment.topology
         components = {c.name: c.is_spout for c in loaded.plan.components}
         stats: list[ComponentStats] = []

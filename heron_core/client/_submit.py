@@ -19,7 +19,7 @@ from heron_core.client import _launched as launched
 from heron_core.client._config import Progress, client_config, quiet, working_dir
 from heron_core.client._kill import stop_topology_processes, uninstall
 from heron_core.client._loading import LoadedTopology, load_topology
-from heron_core.config import config_to_proto
+from heron_core.config import config_from_proto, config_to_proto, inert_settings
 from heron_core.errors import SchedulerError
 from heron_core.executor import code_dir, describe_exit, state_config_json
 from heron_core.network import KEYS_DIR, TopologyKeys
@@ -80,6 +80,20 @@ class Deployment:
             f"{instances} instance{'s' * (instances != 1)} in "
             f"{containers} container{'s' * (containers != 1)}"
         )
+
+    @property
+    def inert_settings(self) -> list[str]:
+        """The settings of the topology's config and of its components' configs that this
+        engine accepts but cannot act on (see `heron_core.config.inert_settings`), one line
+        each, for ``heron submit`` and ``heron run`` to print."""
+        lines = inert_settings(self.config)
+        for comp in [
+            *(s.comp for s in self.topology.spouts),
+            *(b.comp for b in self.topology.bolts),
+        ]:
+            for line in inert_settings(config_from_proto(comp.config)):
+                lines.append(f"component {comp.name!r}: {line}")
+        return lines
 
     @property
     def runtime(self) -> TopologyRuntime:
@@ -346,6 +360,8 @@ def submit(
     progress(f"loaded topology {loaded.plan.name!r} from {loaded.origin}")
     deployment = prepare(cluster, loaded, overrides, config_path, heron_home)
     progress(f"packed {deployment.size}")
+    for line in deployment.inert_settings:
+        progress(f"note: {line}")
     if timeout is None:
         timeout = float(deployment.config[STARTUP_TIMEOUT_KEY])
     with create_state_manager(deployment.config, cluster) as state:

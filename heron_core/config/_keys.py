@@ -38,6 +38,13 @@ _KEYS = (
         "ATLEAST_ONCE",
         "Delivery semantics: ATMOST_ONCE, ATLEAST_ONCE (XOR acking) or EFFECTIVELY_ONCE.",
         choices=RELIABILITY_MODES,
+        refused_values=(
+            (
+                "EFFECTIVELY_ONCE",
+                "effectively-once processing (checkpoints, saved state, rollback) is not built "
+                "yet; ATLEAST_ONCE acks every tuple tree and replays what fails",
+            ),
+        ),
     ),
     Key(
         "topology.acker.executors",
@@ -83,12 +90,14 @@ _KEYS = (
         0,
         "Seconds between checkpoints in EFFECTIVELY_ONCE mode.",
         minimum=0,
+        refused="checkpoints belong to EFFECTIVELY_ONCE, which is not built yet",
     ),
     Key(
         "topology.stateful.start.clean",
         bool,
         False,
         "In EFFECTIVELY_ONCE mode, ignore saved checkpoints and start from empty state.",
+        refused="checkpoints belong to EFFECTIVELY_ONCE, which is not built yet",
     ),
     # --- topology: parallelism and resources ----------------------------------------------------
     Key(
@@ -105,6 +114,10 @@ _KEYS = (
         1,
         "Instances (tasks) of a component.",
         minimum=1,
+        refused=(
+            "a component's parallelism is given where it is declared (the parallelism hint of "
+            "add_spout/add_bolt, setSpout/setBolt, a Flux parallelism or a streamparse par=)"
+        ),
     ),
     Key(
         "topology.component.cpu",
@@ -121,18 +134,30 @@ _KEYS = (
         str,
         "",
         "Per-component CPU cores, 'component:cores,...' (heronpy).",
+        refused=(
+            "per-component resources go in each component's own config (topology.component.cpu, "
+            ".ram, .disk)"
+        ),
     ),
     Key(
         "topology.component.rammap",
         str,
         "",
         "Per-component RAM bytes, 'component:bytes,...' (heronpy).",
+        refused=(
+            "per-component resources go in each component's own config (topology.component.cpu, "
+            ".ram, .disk)"
+        ),
     ),
     Key(
         "topology.component.diskmap",
         str,
         "",
         "Per-component disk bytes, 'component:bytes,...' (heronpy).",
+        refused=(
+            "per-component resources go in each component's own config (topology.component.cpu, "
+            ".ram, .disk)"
+        ),
     ),
     Key(
         "topology.component.output.bps",
@@ -141,6 +166,7 @@ _KEYS = (
         "Bytes per second a component may emit; None = unlimited.",
         nullable=True,
         minimum=1,
+        refused="limiting the rate of a component's output is not built",
     ),
     Key(
         "topology.container.cpu",
@@ -175,6 +201,7 @@ _KEYS = (
         nullable=True,
         minimum=0,
         exclusive_minimum=True,
+        refused="the packing takes the container size from topology.container.cpu",
     ),
     Key(
         "topology.container.max.ram.hint",
@@ -183,6 +210,7 @@ _KEYS = (
         "Upper bound on RAM bytes per container (heronpy).",
         nullable=True,
         minimum=0,
+        refused="the packing takes the container size from topology.container.ram",
     ),
     Key(
         "topology.container.max.disk.hint",
@@ -191,6 +219,7 @@ _KEYS = (
         "Upper bound on disk bytes per container (heronpy).",
         nullable=True,
         minimum=0,
+        refused="the packing takes the container size from topology.container.disk",
     ),
     Key(
         "topology.container.max.instances",
@@ -241,6 +270,10 @@ _KEYS = (
         str,
         "pickle",
         "Serializer of tuple values: 'pickle' or a 'package.module:Class' path.",
+        refused=(
+            "tuple values are pickled (multilang components: topology.multilang.serializer); "
+            "other serializers are not built"
+        ),
     ),
     Key(
         "topology.multilang.serializer",
@@ -274,24 +307,28 @@ _KEYS = (
         str,
         "",
         "Extra options for worker processes (Storm; kept for compatibility).",
+        inert="no JVM runs here",
     ),
     Key(
         "topology.component.jvmopts",
         str,
         "",
         "JVM options per component (heronpy; no JVM here, kept for compatibility).",
+        inert="no JVM runs here",
     ),
     Key(
         "topology.additional.classpath",
         str,
         "",
         "Extra JVM classpath (heronpy; no JVM here, kept for compatibility).",
+        inert="no JVM runs here",
     ),
     Key(
         "topology.auto.task.hooks",
         list,
         [],
         "Task hooks ('package.module:Class' paths) attached to every task.",
+        refused="task hooks are not built yet",
     ),
     # --- topology: Storm keys (set by storm_compat.Config and the declarers) -------------------
     Key(
@@ -314,67 +351,75 @@ _KEYS = (
         "topology.eventlogger.executors",
         int,
         None,
-        "Storm's event logger tasks; accepted for Storm compatibility; no effect.",
+        "Storm's event logger tasks.",
         nullable=True,
         minimum=0,
+        inert="Storm's event logger is not built; nothing is logged to it",
     ),
     Key(
         "topology.spout.wait.strategy",
         str,
         "",
-        "Storm's idle spout back-off class; accepted for Storm compatibility; no effect "
-        "(see topology.sleep.spout.wait.strategy.time.ms).",
+        "Storm's idle spout back-off class (see topology.sleep.spout.wait.strategy.time.ms).",
+        inert=(
+            "it names a Java class; an idle spout sleeps "
+            "topology.sleep.spout.wait.strategy.time.ms instead"
+        ),
     ),
     Key(
         "topology.shellbolt.max.pending",
         int,
         100,
-        "Storm's bound on tuples queued to a ShellBolt; accepted for Storm compatibility; "
-        "no effect.",
+        "Storm's bound on tuples in flight to a ShellBolt's subprocess; honoured as a bound: the "
+        "host keeps one tuple in flight.",
         minimum=1,
     ),
     Key(
         "topology.stats.sample.rate",
         float,
         0.05,
-        "Storm's metrics sampling rate; accepted for Storm compatibility; no effect "
-        "(every tuple is counted).",
+        "Storm's metrics sampling rate (every tuple is counted).",
         minimum=0,
         maximum=1,
+        inert="every tuple is counted",
     ),
     Key(
         "topology.kryo.register",
         list,
         [],
-        "Storm's Kryo registrations; accepted for Storm compatibility; no effect (values "
-        "are pickled).",
+        "Storm's Kryo registrations (values are pickled).",
+        inert="tuple values are pickled; no Kryo or Java serialization runs here",
     ),
     Key(
         "topology.kryo.factory",
         str,
         "",
-        "Storm's Kryo factory class; accepted for Storm compatibility; no effect.",
+        "Storm's Kryo factory class.",
+        inert="tuple values are pickled; no Kryo or Java serialization runs here",
     ),
     Key(
         "topology.skip.missing.kryo.registrations",
         bool,
         False,
-        "Storm's Kryo switch; accepted for Storm compatibility; no effect.",
+        "Storm's Kryo switch.",
+        inert="tuple values are pickled; no Kryo or Java serialization runs here",
     ),
     Key(
         "topology.fall.back.on.java.serialization",
         bool,
         False,
-        "Storm's Java serialization fallback; accepted for Storm compatibility; no effect.",
+        "Storm's Java serialization fallback.",
+        inert="tuple values are pickled; no Kryo or Java serialization runs here",
     ),
     Key(
         "topology.worker.max.heap.size.mb",
         float,
         None,
-        "Storm's worker heap cap; accepted for Storm compatibility; no effect.",
+        "Storm's worker heap cap.",
         nullable=True,
         minimum=0,
         exclusive_minimum=True,
+        inert="no JVM runs here",
     ),
     # --- heron: plug-ins ------------------------------------------------------------------------
     Key(

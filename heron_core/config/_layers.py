@@ -282,6 +282,22 @@ def acking_enabled(config: Mapping[str, Any]) -> bool:
     return bool(mode == "ATLEAST_ONCE" and ackers != 0)
 
 
+def inert_settings(config: Mapping[str, Any]) -> list[str]:
+    """One line for each key of ``config`` that this engine accepts but cannot act on
+    (`Key.inert`, a JVM setting of Storm's say) and that holds a value other than its default:
+    what ``heron submit`` and ``heron run`` print, so that no setting is ignored silently.
+
+    >>> inert_settings({"topology.worker.childopts": "-Xmx2g", "topology.debug": True})
+    ["config key 'topology.worker.childopts' = '-Xmx2g' has no effect: no JVM runs here"]
+    """
+    lines = []
+    for name, value in config.items():
+        key = REGISTRY.get(name)
+        if key is not None and key.inert and value != key.default:
+            lines.append(f"config key {name!r} = {value!r} has no effect: {key.inert}")
+    return lines
+
+
 def resolve_path(value: str | os.PathLike[str]) -> Path:
     """A config path value as a `Path`, with ``~`` expanded.
 

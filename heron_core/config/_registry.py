@@ -43,9 +43,21 @@ class Key:
         maximum: the largest allowed number, or None.
         exclusive_minimum: the value must be strictly greater than ``minimum``.
         aliases: other names that set this key (e.g. Storm's name for it).
+        refused: why the key is not honoured yet: any value other than the default is refused
+            with this reason ("" = honoured). No key is accepted and then ignored.
+        refused_values: ``(value, reason)`` pairs: values of an otherwise honoured key that
+            are refused, with the reason (``EFFECTIVELY_ONCE`` until it is built).
+        inert: why the key has no effect in this engine although a topology may set it
+            (a JVM setting of Storm's, say): the value is accepted, and `inert_settings`
+            names it so that ``heron submit`` and ``heron run`` say so ("" = none).
 
     >>> Key("topology.stmgrs", int, 1, "Containers.", minimum=1).check(2, "example")
     2
+    >>> Key("topology.hooks", list, [], "Hooks.", refused="not built").check(["h"], "example")
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.ConfigurationError: config key 'topology.hooks' (from example): ['h'] \
+is refused: not built (leave the key unset)
     """
 
     name: str
@@ -58,10 +70,15 @@ class Key:
     maximum: float | None = None
     exclusive_minimum: bool = False
     aliases: tuple[str, ...] = ()
+    refused: str = ""
+    refused_values: tuple[tuple[Any, str], ...] = ()
+    inert: str = ""
 
     def __post_init__(self) -> None:
         if self.type not in _TYPES:
             raise TypeError(f"key {self.name!r}: type must be one of {_TYPES}, got {self.type!r}")
+        if self.refused and self.inert:
+            raise ValueError(f"key {self.name!r} cannot be both refused and inert")
 
     def check(self, value: Any, layer: str) -> Any:
         """Return ``value`` checked and normalized (float keys give floats; lists/dicts copied).
@@ -94,6 +111,13 @@ class Key:
                 raise ConfigurationError(f"{where}: expected >= {self.minimum}, got {value!r}")
         if self.maximum is not None and value > self.maximum:
             raise ConfigurationError(f"{where}: expected <= {self.maximum}, got {value!r}")
+        if self.refused and value != self.default:
+            raise ConfigurationError(
+                f"{where}: {value!r} is refused: {self.refused} (leave the key unset)"
+            )
+        for refused, reason in self.refused_values:
+            if value == refused:
+                raise ConfigurationError(f"{where}: {value!r} is refused: {reason}")
         return copy.deepcopy(value) if self.type in (list, dict) else value
 
     def _has_type(self, value: Any) -> bool:

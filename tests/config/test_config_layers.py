@@ -11,6 +11,7 @@ from heron_core.config import (
     Layer,
     acking_enabled,
     build_config,
+    inert_settings,
     merge_layers,
     resolve_path,
 )
@@ -118,7 +119,6 @@ def test_result_is_independent_of_input_layers() -> None:
         ("ATLEAST_ONCE", 1, True),
         ("ATLEAST_ONCE", 0, False),
         ("ATMOST_ONCE", None, False),
-        ("EFFECTIVELY_ONCE", None, False),
     ],
 )
 def test_acking_enabled(mode: str, ackers: int | None, expected: bool) -> None:
@@ -126,6 +126,45 @@ def test_acking_enabled(mode: str, ackers: int | None, expected: bool) -> None:
         topology_config={"topology.reliability.mode": mode, "topology.acker.executors": ackers}
     )
     assert acking_enabled(cfg) is expected
+
+
+def test_effectively_once_is_refused_until_it_is_built() -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        build_config(topology_config={"topology.reliability.mode": "EFFECTIVELY_ONCE"})
+    message = str(refused.value)
+    assert "'topology.reliability.mode' (from topology config)" in message
+    assert "'EFFECTIVELY_ONCE' is refused: effectively-once processing" in message
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("topology.serializer.classname", "mypkg.ser:Kryo"),
+        ("topology.auto.task.hooks", ["mypkg.hooks:Audit"]),
+        ("topology.component.output.bps", 1000),
+        ("topology.stateful.checkpoint.interval.seconds", 5),
+        ("topology.stateful.start.clean", True),
+        ("topology.component.parallelism", 3),
+        ("topology.component.rammap", "count:2147483648"),
+        ("topology.container.max.cpu.hint", 4.0),
+    ],
+)
+def test_a_key_that_is_not_honoured_is_refused_not_ignored(key: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=rf"'{key}' \(from command line\).* is refused: "):
+        build_config(overrides={key: value})
+    assert build_config(overrides={key: REGISTRY[key].default})[key] == REGISTRY[key].default
+
+
+def test_inert_settings_are_named_not_ignored() -> None:
+    cfg = build_config(
+        topology_config={"topology.worker.childopts": "-Xmx2g", "topology.kryo.register": ["A"]}
+    )
+    assert inert_settings(cfg) == [
+        "config key 'topology.worker.childopts' = '-Xmx2g' has no effect: no JVM runs here",
+        "config key 'topology.kryo.register' = ['A'] has no effect: tuple values are pickled; "
+        "no Kryo or Java serialization runs here",
+    ]
+    assert inert_settings(build_config()) == []
 
 
 def test_acking_enabled_uses_defaults_for_missing_keys() -> None:

@@ -35,7 +35,7 @@ def test_bool_words(text: str, expected: bool) -> None:
         ("topology.name=a=b", ("topology.name", "a=b")),
         ("topology.name=", ("topology.name", "")),
         ('topology.environment={"A": "1"}', ("topology.environment", {"A": "1"})),
-        ('topology.auto.task.hooks=["m:H"]', ("topology.auto.task.hooks", ["m:H"])),
+        ('topology.kryo.register=["m.H"]', ("topology.kryo.register", ["m.H"])),
         ("topology.max.spout.pending=null", ("topology.max.spout.pending", None)),
         ("topology.max.spout.pending=None", ("topology.max.spout.pending", None)),
         ("topology.max.spout.pending=500", ("topology.max.spout.pending", 500)),
