@@ -27,8 +27,13 @@ def _heron(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_run_with_a_time_limit_exits_by_itself(heron_home: Path) -> None:
-    done = _heron("run", str(WORD_COUNT), "--time", "5", home=heron_home)
+    jvm = ("--config-property", "topology.worker.childopts=-Xmx2g")
+    done = _heron("run", str(WORD_COUNT), "--time", "5", *jvm, home=heron_home)
     assert done.returncode == 0, done.stderr
+    assert (
+        "note: config key 'topology.worker.childopts' = '-Xmx2g' has no effect: no JVM runs here"
+        in done.stderr
+    )
     assert "WordCount: ran" in done.stdout and "stopped by time limit" in done.stdout
     assert processes_under(heron_home) == []
     assert not (heron_home / "topologies" / "local" / "WordCount").exists()
@@ -54,6 +59,17 @@ def test_run_stops_cleanly_on_ctrl_c(heron_home: Path) -> None:
     assert proc.returncode == 0, err
     assert "stopped by SIGINT" in out
     assert processes_under(heron_home) == []
+
+
+def test_submit_refuses_effectively_once_before_starting_anything(heron_home: Path) -> None:
+    mode = ("--config-property", "topology.reliability.mode=EFFECTIVELY_ONCE")
+    refused = _heron("submit", "local", str(WORD_COUNT), *mode, home=heron_home)
+    assert refused.returncode != 0
+    assert "config key 'topology.reliability.mode' (from command line)" in refused.stderr
+    assert "'EFFECTIVELY_ONCE' is refused: effectively-once processing" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    assert processes_under(heron_home) == []
+    assert not (heron_home / "topologies" / "local" / "WordCount").exists()
 
 
 def test_submit_list_kill(heron_home: Path) -> None:
