@@ -12,7 +12,6 @@ import itertools
 import shutil
 import sys
 import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,16 +21,17 @@ from typing import Any
 import psutil
 
 from heron_core.client import (
+    CONTROL_TIMEOUT_S,
     Deployment,
     LogFollower,
-    TManagerClient,
     install,
     prepare,
+    request_topology_state,
     topology_processes,
     uninstall,
 )
-from heron_core.errors import HeronError, SchedulerError, UserCodeError
-from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
+from heron_core.errors import SchedulerError, UserCodeError
+from heron_core.proto import topology_pb2
 from heron_core.scheduler import LocalScheduler
 from heron_core.statemgr import StateManager, create_state_manager
 from storm_compat._code import load_storm_topology
@@ -40,9 +40,8 @@ from storm_compat.topology import StormTopology
 __all__ = ["LocalCluster"]
 
 CLUSTER = "local"
-TMANAGER_TIMEOUT_S = 60.0
+TMANAGER_TIMEOUT_S = CONTROL_TIMEOUT_S
 """How long activate/deactivate wait for the topology manager to come up and answer."""
-_POLL_S = 0.05
 _LOG_LINES = 60
 
 
@@ -129,41 +128,13 @@ class LocalTopology:
         return f"its log ({path}) says:\n{tail}"
 
     def request_state(self, state: topology_pb2.TopologyState.ValueType) -> None:
-        """Ask the topology manager to activate (RUNNING) or deactivate (PAUSED).
+        """Ask the topology manager to activate (RUNNING) or deactivate (PAUSED); see
+        `heron_core.client.request_topology_state` (waits up to `TMANAGER_TIMEOUT_S`).
 
         Raises:
-            SchedulerError: it did not answer within `TMANAGER_TIMEOUT_S`, or refused.
+            SchedulerError: it did not answer in time, or refused.
         """
-        deadline = time.monotonic() + TMANAGER_TIMEOUT_S
-        while (location := self._state.get_tmanager_location(self.name)) is None:
-            if time.monotonic() > deadline:
-                raise SchedulerError(
-                    f"topology {self.name!r}: its topology manager did not come up within "
-                    f"{TMANAGER_TIMEOUT_S:.0f} s"
-                )
-            time.sleep(_POLL_S)
-        client = TManagerClient(self._state, self.name)
-        try:
-            wait = max(deadline - time.monotonic(), 1.0)
-            response = client.ask(tmanager_pb2.TopologyStateRequest(state=state), timeout=wait)
-        except HeronError as exc:
-            raise SchedulerError(f"topology {self.name!r}: {exc}") from exc
-        finally:
-            client.close()
-        if response is None:
-            raise SchedulerError(
-                f"topology {self.name!r}: no answer from its topology manager at "
-                f"{location.host}:{location.stats_port}"
-            )
-        ok = (
-            common_pb2.OK,
-            common_pb2.TOPOLOGY_ALREADY_ACTIVE,
-            common_pb2.TOPOLOGY_ALREADY_DEACTIVE,
-        )
-        if not isinstance(response, tmanager_pb2.TopologyStateResponse) or (
-            response.status.status not in ok
-        ):
-            raise SchedulerError(f"topology {self.name!r}: the topology manager said {response}")
+        request_topology_state(self._state, self.name, state, TMANAGER_TIMEOUT_S)
 
     def kill(self, keep_dir: bool) -> None:
         """Stop every process, show what they logged on the way out, then delete the state

@@ -13,6 +13,8 @@ from importlib.metadata import entry_points, version
 import click
 
 from heron_core._logging import enable_stack_dumps
+from heron_core.cli._activate import activate_command
+from heron_core.cli._deactivate import deactivate_command
 from heron_core.cli._kill import kill_command
 from heron_core.cli._list import list_command
 from heron_core.cli._run import run_command
@@ -74,6 +76,8 @@ def cli() -> None:
 
 cli.add_command(submit_command)
 cli.add_command(kill_command)
+cli.add_command(activate_command)
+cli.add_command(deactivate_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
 cli.add_command(tracker_command)

@@ -10,6 +10,11 @@ PosixPath('/tmp/h/topologies/local/word_count')
 """
 
 from heron_core.client._config import HERON_HOME_ENV, Progress, client_config, quiet, working_dir
+from heron_core.client._control import (
+    CONTROL_TIMEOUT_S,
+    request_topology_state,
+    set_topology_state,
+)
 from heron_core.client._kill import kill, stop_topology_processes, topology_processes, uninstall
 from heron_core.client._list import TopologyInfo, list_topologies
 from heron_core.client._loading import LoadedTopology, load_topology
@@ -20,6 +25,7 @@ from heron_core.client._submit import Deployment, SubmitResult, install, prepare
 from heron_core.client._tmanager import ShellClient, TManagerClient
 
 __all__ = [
+    "CONTROL_TIMEOUT_S",
     "HERON_HOME_ENV",
     "ComponentStats",
     "Deployment",
@@ -41,7 +47,9 @@ __all__ = [
     "load_topology",
     "prepare",
     "quiet",
+    "request_topology_state",
     "run",
+    "set_topology_state",
     "stop_topology_processes",
     "submit",
     "topology_processes",

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from heron_core.client._config import client_config
+from heron_core.proto import topology_pb2
 from heron_core.statemgr import create_state_manager
 
 __all__ = ["TopologyInfo", "list_topologies"]
@@ -21,7 +22,10 @@ class TopologyInfo:
         name: its name.
         topology_id: its id.
         submitted: when it was submitted (UTC), or None when its execution state is missing.
-        state: ``"running"`` while its scheduler's location is live, else ``"not running"``.
+        state: ``"running"`` while its scheduler's or its topology manager's location is
+            live (a topology of ``heron run`` has no scheduler service), ``"paused"`` when
+            its spouts are deactivated as well (see ``heron deactivate``), else
+            ``"not running"``.
     """
 
     name: str
@@ -61,8 +65,12 @@ def list_topologies(
             submitted = (
                 datetime.fromtimestamp(execution.submission_time, UTC) if execution else None
             )
-            running = state.get_scheduler_location(name) is not None
-            infos.append(
-                TopologyInfo(name, topology.id, submitted, "running" if running else "not running")
-            )
+            live = state.get_scheduler_location(name) or state.get_tmanager_location(name)
+            if live is None:
+                status = "not running"
+            elif topology.state == topology_pb2.PAUSED:
+                status = "paused"
+            else:
+                status = "running"
+            infos.append(TopologyInfo(name, topology.id, submitted, status))
     return infos

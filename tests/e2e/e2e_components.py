@@ -324,3 +324,40 @@ class TypedSink(Bolt, _Log):
             frozen=gc.get_freeze_count(),
         )
         self.ack(tup)
+
+
+class PacedSpout(Spout, _Log):
+    """Emits 0, 1, 2, ... with the number as message id, sleeping ``pause`` seconds in every
+    next_tuple call (Storm's everyday idiom), and replays what fails. Logs every ack and fail,
+    and its activate() and deactivate() calls."""
+
+    outputs = ["n"]
+
+    def __init__(self, directory: str, pause: float = 0.005) -> None:
+        self.directory = directory
+        self.pause = pause
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.next = 0
+        self.replay: deque[int] = deque()
+        self.open_log(self.directory, "paced", context.get_task_id())
+
+    def next_tuple(self) -> None:
+        time.sleep(self.pause)
+        n = self.replay.popleft() if self.replay else self.next
+        if n == self.next:
+            self.next += 1
+        self.emit([n], tup_id=n)
+
+    def ack(self, tup_id: Any) -> None:
+        self.write(ack=tup_id, at=time.time())
+
+    def fail(self, tup_id: Any) -> None:
+        self.replay.append(tup_id)
+        self.write(fail=tup_id, at=time.time())
+
+    def activate(self) -> None:
+        self.write(event="activate", at=time.time())
+
+    def deactivate(self) -> None:
+        self.write(event="deactivate", at=time.time())

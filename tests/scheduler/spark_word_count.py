@@ -85,6 +85,12 @@ class SentenceSpout(Spout, _Log):
         self.replay.append(tup_id)
         self.write(fail=tup_id)
 
+    def activate(self) -> None:
+        self.write(event="activate")
+
+    def deactivate(self) -> None:
+        self.write(event="deactivate")
+
 
 class SplitBolt(Bolt):
     outputs = ["sid", "position", "word"]

@@ -42,6 +42,26 @@ def _assert_killed(run: SparkTopologyRun, name: str, ident: str) -> None:
     assert listed.stdout == "no topologies on cluster 'spark'\n", listed.stderr
 
 
+def _deactivate_and_activate(run: SparkTopologyRun, name: str) -> None:
+    """``heron deactivate`` and ``heron activate`` reach the spout on its Spark container, and
+    ``heron list`` shows the state in between."""
+
+    def events() -> list[str]:
+        return [r["event"] for r in read_log(run.out, "spout") if "event" in r]
+
+    for verb, event, state in (
+        ("deactivate", "deactivate", "paused"),
+        ("activate", "activate", "running"),
+    ):
+        done = run.heron(verb, "spark", name)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout == f"{verb}d topology {name!r} on 'spark'\n"
+        wait_for(lambda event=event: events()[-1:] == [event], f"the spout's {event}()")
+        listed = run.heron("list", "spark")
+        assert listed.stdout.splitlines()[1].endswith(f" {state}"), listed.stdout
+    assert events() == ["deactivate", "activate"]
+
+
 def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     spark_run: SparkTopologyRun,
 ) -> None:
@@ -61,6 +81,7 @@ def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     first = min(r["at"] for r in read_log(spark_run.out, "count"))
     print(f"local[2]: submit to first counted word {first - spark_run.submitted_at:.1f} s")
     assert_exact(spark_run.out, SENTENCES)
+    _deactivate_and_activate(spark_run, "wc")
     # Each container unpacked the shipped code into its own directory under the task's cwd.
     work = spark_run.home / "topologies" / "spark" / "wc" / "containers"
     assert (work / "1" / "code" / "spark_word_count.py").is_file()
