@@ -8,12 +8,16 @@ later" call, so this module composes its public steps (`prepare`, `install`, `un
 
 from __future__ import annotations
 
+import getpass
 import itertools
 import shutil
+import socket
 import sys
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -24,17 +28,19 @@ from heron_core.client import (
     CONTROL_TIMEOUT_S,
     Deployment,
     LogFollower,
+    TManagerClient,
     install,
     prepare,
     request_topology_state,
     topology_processes,
     uninstall,
 )
-from heron_core.errors import SchedulerError, UserCodeError
-from heron_core.proto import topology_pb2
+from heron_core.errors import HeronError, SchedulerError, UserCodeError
+from heron_core.proto import tmanager_pb2, topology_pb2
 from heron_core.scheduler import LocalScheduler
 from heron_core.statemgr import StateManager, create_state_manager
 from storm_compat._code import load_storm_topology
+from storm_compat.thrift import storm_thrift
 from storm_compat.topology import StormTopology
 
 __all__ = ["LocalCluster"]
@@ -86,6 +92,7 @@ class LocalTopology:
         self._state = state
         self._seen: dict[int, _Instance] = {}
         self.follower = follower
+        self.started = time.monotonic()
 
     def is_running(self) -> bool:
         """Whether the physical plan exists (every instance registered)."""
@@ -135,6 +142,87 @@ class LocalTopology:
             SchedulerError: it did not answer in time, or refused.
         """
         request_topology_state(self._state, self.name, state, TMANAGER_TIMEOUT_S)
+
+    def uptime_secs(self) -> int:
+        """Whole seconds since it was submitted."""
+        return int(time.monotonic() - self.started)
+
+    def status(self) -> str:
+        """Storm's status: ``"ACTIVE"``, or ``"INACTIVE"`` while deactivated."""
+        topology = self._state.get_topology(self.name)
+        paused = topology is not None and topology.state == topology_pb2.PAUSED
+        return "INACTIVE" if paused else "ACTIVE"
+
+    def summary(self) -> Any:
+        """Storm's ``TopologySummary`` of it (tasks = executors = instances; workers =
+        containers with instances)."""
+        plan = self.deployment.packing_plan
+        tasks = sum(len(c.instances) for c in plan.containers)
+        return storm_thrift().TopologySummary(
+            id=self.topology_id,
+            name=self.name,
+            num_tasks=tasks,
+            num_executors=tasks,
+            num_workers=len(plan.containers),
+            uptime_secs=self.uptime_secs(),
+            status=self.status(),
+            owner=getpass.getuser(),
+        )
+
+    def info(self) -> Any:
+        """Storm's ``TopologyInfo`` of it: one executor per instance of the physical plan (its
+        stream manager's host and data port), and per component the errors its topology
+        manager logged (Heron's exception log: the last time, the host and the trace)."""
+        thrift = storm_thrift()
+        plan = self._state.get_physical_plan(self.name)
+        stmgrs = {} if plan is None else {s.id: s for s in plan.stmgrs}
+        executors = []
+        for instance in [] if plan is None else plan.instances:
+            stmgr = stmgrs.get(instance.stmgr_id)
+            task = instance.info.task_id
+            executors.append(
+                thrift.ExecutorSummary(
+                    executor_info=thrift.ExecutorInfo(task_start=task, task_end=task),
+                    component_id=instance.info.component_name,
+                    host=stmgr.host_name if stmgr is not None else "",
+                    port=stmgr.data_port if stmgr is not None else 0,
+                    uptime_secs=self.uptime_secs(),
+                )
+            )
+        return thrift.TopologyInfo(
+            id=self.topology_id,
+            name=self.name,
+            uptime_secs=self.uptime_secs(),
+            executors=executors,
+            status=self.status(),
+            errors=self._errors({e.component_id for e in executors}),
+            owner=getpass.getuser(),
+        )
+
+    def _errors(self, components: set[str]) -> dict[str, list[Any]]:
+        thrift = storm_thrift()
+        errors: dict[str, list[Any]] = {c: [] for c in components}
+        client = TManagerClient(self._state, self.name)
+        try:
+            for component in sorted(components):
+                request = tmanager_pb2.ExceptionLogRequest(component_name=component)
+                response = client.ask(request)
+                if not isinstance(response, tmanager_pb2.ExceptionLogResponse):
+                    continue
+                for entry in response.exceptions:
+                    last = datetime.fromisoformat(entry.lasttime) if entry.lasttime else None
+                    errors[component].append(
+                        thrift.ErrorInfo(
+                            error=entry.stacktrace or entry.logging,
+                            error_time_secs=int(last.timestamp()) if last else 0,
+                            host=entry.hostname,
+                        )
+                    )
+        except HeronError:
+            pass  # no topology manager (yet): no errors known
+        finally:
+            client.close()
+        return errors
 
     def kill(self, keep_dir: bool) -> None:
         """Stop every process, show what they logged on the way out, then delete the state
@@ -195,6 +283,7 @@ class LocalCluster:
         self._keep_logs = keep_logs
         self._show_logs = show_logs
         self._topologies: dict[str, LocalTopology] = {}
+        self._started = time.monotonic()
 
     def submitTopology(
         self, topologyName: str, conf: Mapping[str, Any] | None, topology: StormTopology
@@ -253,6 +342,60 @@ class LocalCluster:
         running = self.topology(name)
         del self._topologies[name]
         running.kill(keep_dir=self._keep_logs)
+
+    def killTopologyWithOpts(self, name: str, opts: Any) -> None:
+        """Storm's kill with ``KillOptions``: the topology is deactivated (its spouts get
+        ``deactivate()``, tuples in flight finish), then killed ``opts.wait_secs`` seconds
+        later (unset: its ``topology.message.timeout.secs``, as Storm waits); 0 kills at once.
+
+        Raises:
+            SchedulerError: no such topology, or its topology manager did not answer.
+        """
+        running = self.topology(name)
+        wait = getattr(opts, "wait_secs", None)
+        if wait is None:
+            wait = running.deployment.config["topology.message.timeout.secs"]
+        if wait > 0:
+            running.request_state(topology_pb2.PAUSED)
+            time.sleep(wait)
+        self.killTopology(name)
+
+    def getClusterInfo(self) -> Any:
+        """Storm's ``ClusterSummary``: this machine as the one supervisor and nimbus, and a
+        ``TopologySummary`` per running topology (status ``ACTIVE`` or ``INACTIVE``)."""
+        thrift = storm_thrift()
+        host = socket.gethostname()
+        uptime = int(time.monotonic() - self._started)
+        topologies = [running.summary() for running in self._topologies.values()]
+        workers = sum(t.num_workers for t in topologies)
+        return thrift.ClusterSummary(
+            supervisors=[
+                thrift.SupervisorSummary(
+                    host=host,
+                    uptime_secs=uptime,
+                    num_workers=workers,
+                    num_used_workers=workers,
+                    supervisor_id=f"local-{host}",
+                )
+            ],
+            nimbus_uptime_secs=uptime,
+            topologies=topologies,
+            nimbuses=[thrift.NimbusSummary(host=host, port=0, uptime_secs=uptime, isLeader=True)],
+        )
+
+    def getTopologyInfo(self, topologyId: str) -> Any:
+        """Storm's ``TopologyInfo`` of the running topology whose id (not name, as in Storm)
+        is ``topologyId``: an ``ExecutorSummary`` per task and the errors its components
+        reported (``reportError``, uncaught exceptions), newest last.
+
+        Raises:
+            SchedulerError: no running topology has that id (the message lists the ids).
+        """
+        for running in self._topologies.values():
+            if running.topology_id == topologyId:
+                return running.info()
+        ids = ", ".join(sorted(r.topology_id for r in self._topologies.values())) or "none"
+        raise SchedulerError(f"no topology with id {topologyId!r} in this LocalCluster; ids: {ids}")
 
     def activate(self, topologyName: str) -> None:
         """Resume the spouts of ``topologyName`` (their ``activate`` is called).

@@ -70,3 +70,23 @@ class TickCountingBolt(BaseRichBolt):
 
     def getComponentConfiguration(self) -> dict[str, Any] | None:
         return {"topology.tick.tuple.freq.secs": 0.2}
+
+
+class ErrorReportingBolt(BaseRichBolt):
+    """Acks its inputs; reports ``ValueError("bad input <n>")`` for the first one, through
+    Storm's ``OutputCollector.reportError``."""
+
+    def prepare(
+        self, topoConf: dict[str, Any], context: TopologyContext, collector: OutputCollector
+    ) -> None:
+        self.collector = collector
+        self.reported = False
+
+    def execute(self, input: Tuple) -> None:
+        if not self.reported:
+            self.reported = True
+            self.collector.reportError(ValueError(f"bad input {input.getValue(0)}"))
+        self.collector.ack(input)
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Declares nothing."""

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cluster_components import EventSpout, TickCountingBolt
+from cluster_components import ErrorReportingBolt, EventSpout, TickCountingBolt
 
 from heron_core.client import client_config, kill, list_topologies
 from heron_core.errors import SchedulerError
@@ -18,6 +18,7 @@ from heron_core.testing.processes import isolated_home, wait_until
 from heron_core.testing.processes import processes_mentioning as processes_under
 from storm_compat import LocalCluster, StormSubmitter
 from storm_compat.testing import TestWordCounter, TestWordSpout
+from storm_compat.thrift import storm_thrift
 from storm_compat.topology import TopologyBuilder
 from storm_compat.tuple import Fields
 
@@ -68,6 +69,48 @@ def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) 
             cluster.killTopology("pausing")
 
 
+def test_cluster_and_topology_info_and_kill_with_options(home: Path, tmp_path: Path) -> None:
+    events = tmp_path / "events"
+    events.mkdir()
+    builder = TopologyBuilder()
+    builder.setSpout("numbers", EventSpout(str(events)))
+    builder.setBolt("sink", ErrorReportingBolt(), 2).shuffleGrouping("numbers")
+    spout_log = events / "spout.log"
+    with LocalCluster(heron_home=home, keep_logs=True) as cluster:
+        cluster.submitTopology("info", {"topology.workers": 2}, builder.createTopology())
+        wait_until(lambda: "emit" in lines(spout_log), "the first emit")
+
+        (summary,) = cluster.getClusterInfo().topologies
+        assert (summary.name, summary.status) == ("info", "ACTIVE")
+        assert (summary.num_tasks, summary.num_executors, summary.num_workers) == (3, 3, 2)
+        assert cluster.getClusterInfo().supervisors[0].num_used_workers == 2
+
+        def errors() -> list[str]:
+            found = cluster.getTopologyInfo(summary.id).errors.get("sink", [])
+            return [e.error for e in found]
+
+        wait_until(lambda: any("ValueError: bad input" in e for e in errors()), "the error")
+        info = cluster.getTopologyInfo(summary.id)
+        assert (info.id, info.name, info.status) == (summary.id, "info", "ACTIVE")
+        tasks = sorted((e.component_id, e.executor_info.task_start) for e in info.executors)
+        assert [c for c, _ in tasks] == ["numbers", "sink", "sink"]
+        assert all(e.executor_info.task_start == e.executor_info.task_end for e in info.executors)
+        assert all(e.host and e.port > 0 for e in info.executors)
+        with pytest.raises(SchedulerError, match="no topology with id 'nope'"):
+            cluster.getTopologyInfo("nope")
+
+        cluster.deactivate("info")
+        assert cluster.getClusterInfo().topologies[0].status == "INACTIVE"
+        cluster.activate("info")
+        wait_until(lambda: lines(spout_log)[-1] == "emit", "an emit after activate()")
+
+        cluster.killTopologyWithOpts("info", storm_thrift().KillOptions(wait_secs=3))
+        spout = lines(spout_log)
+        assert spout[-1] == "deactivate", "the spout was not deactivated before the kill"
+        assert cluster.getClusterInfo().topologies == []
+        assert processes_under(home) == []
+
+
 def test_shutdown_kills_every_topology_and_removes_its_temporary_home() -> None:
     builder = TopologyBuilder()
     builder.setSpout("words", TestWordSpout(isDistributed=False), 3)
@@ -88,6 +131,7 @@ SUBMIT = """
 import sys
 from storm_compat import StormSubmitter
 from storm_compat.testing import TestWordCounter, TestWordSpout
+from storm_compat.thrift import storm_thrift
 from storm_compat.topology import TopologyBuilder
 from storm_compat.tuple import Fields
 
