@@ -13,8 +13,7 @@ from importlib.metadata import entry_points, version
 import click
 
 from heron_core._logging import enable_stack_dumps
-from heron_core.cli._activate import activate_command
-from heron_core.cli._deactivate import deactivate_command
+from heron_core.cli._activate import activate_command, deactivate_command
 from heron_core.cli._kill import kill_command
 from heron_core.cli._list import list_command
 from heron_core.cli._run import run_command

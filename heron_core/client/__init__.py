@@ -9,7 +9,14 @@ raise `heron_core.errors.HeronError` subclasses with messages meant for users.
 PosixPath('/tmp/h/topologies/local/word_count')
 """
 
-from heron_core.client._config import HERON_HOME_ENV, Progress, client_config, quiet, working_dir
+from heron_core.client._config import (
+    HERON_HOME_ENV,
+    Progress,
+    client_config,
+    quiet,
+    stored_topology,
+    working_dir,
+)
 from heron_core.client._control import (
     CONTROL_TIMEOUT_S,
     request_topology_state,
@@ -51,6 +58,7 @@ __all__ = [
     "run",
     "set_topology_state",
     "stop_topology_processes",
+    "stored_topology",
     "submit",
     "topology_processes",
     "uninstall",

@@ -8,9 +8,19 @@ from pathlib import Path
 from typing import Any
 
 from heron_core.config import build_config, load_cluster_config, parse_override, resolve_path
+from heron_core.errors import SchedulerError
 from heron_core.metricsmgr.sinks import check_sinks
+from heron_core.proto import topology_pb2
+from heron_core.statemgr import StateManager
 
-__all__ = ["HERON_HOME_ENV", "Progress", "client_config", "quiet", "working_dir"]
+__all__ = [
+    "HERON_HOME_ENV",
+    "Progress",
+    "client_config",
+    "quiet",
+    "stored_topology",
+    "working_dir",
+]
 
 HERON_HOME_ENV = "HERON_HOME"
 """Environment variable overriding ``heron.directory.home`` (and the localfs state root)."""
@@ -70,3 +80,19 @@ def working_dir(config: Mapping[str, Any], cluster: str, name: str) -> Path:
     PosixPath('/h/topologies/local/wc')
     """
     return resolve_path(config["heron.directory.home"]).absolute() / "topologies" / cluster / name
+
+
+def stored_topology(state: StateManager, cluster: str, name: str) -> topology_pb2.Topology:
+    """Topology ``name`` as stored in ``cluster``'s state manager ``state`` (a verb's first
+    step).
+
+    Raises:
+        SchedulerError: there is no such topology; the message lists the ones there.
+    """
+    topology = state.get_topology(name)
+    if topology is None:
+        known = ", ".join(state.list_topologies()) or "none"
+        raise SchedulerError(
+            f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
+        )
+    return topology

@@ -14,7 +14,7 @@ import os
 import time
 from collections.abc import Sequence
 
-from heron_core.client._config import Progress, client_config, quiet
+from heron_core.client._config import Progress, client_config, quiet, stored_topology
 from heron_core.client._tmanager import TManagerClient
 from heron_core.errors import HeronError, SchedulerError
 from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
@@ -113,10 +113,6 @@ def set_topology_state(
         cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
     )
     with create_state_manager(config, cluster) as state:
-        if state.get_topology(name) is None:
-            known = ", ".join(state.list_topologies()) or "none"
-            raise SchedulerError(
-                f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
-            )
+        stored_topology(state, cluster, name)
         progress(f"asking the topology manager of {name!r} to {_VERBS.get(wanted, '?')} it")
         return request_topology_state(state, name, wanted, timeout)

@@ -13,8 +13,13 @@ from pathlib import Path
 import psutil
 
 from heron_core.client import _launched as launched
-from heron_core.client._config import Progress, client_config, quiet, working_dir
-from heron_core.errors import SchedulerError
+from heron_core.client._config import (
+    Progress,
+    client_config,
+    quiet,
+    stored_topology,
+    working_dir,
+)
 from heron_core.executor import ipc_dirs
 from heron_core.scheduler import EXECUTOR_GRACE_SECS
 from heron_core.statemgr import StateManager, create_state_manager
@@ -140,12 +145,7 @@ topologies there: none
         cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
     )
     with create_state_manager(config, cluster) as state:
-        topology = state.get_topology(name)
-        if topology is None:
-            known = ", ".join(state.list_topologies()) or "none"
-            raise SchedulerError(
-                f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
-            )
+        topology = stored_topology(state, cluster, name)
         execution = state.get_execution_state(name)
         location = state.get_scheduler_location(name)
         stop_topology_processes(topology.id, location.pid if location else None, progress)

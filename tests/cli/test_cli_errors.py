@@ -29,7 +29,16 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_every_verb_and_option_has_help() -> None:
-    assert sorted(cli.commands) == ["kill", "list", "run", "submit", "tracker", "ui"]
+    assert sorted(cli.commands) == [
+        "activate",
+        "deactivate",
+        "kill",
+        "list",
+        "run",
+        "submit",
+        "tracker",
+        "ui",
+    ]
     for command in cli.commands.values():
         assert command.help
         for param in command.params:

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from heron_core.client import client_config, working_dir
-from heron_core.errors import SchedulerError
+from heron_core.client import client_config, stored_topology, working_dir
 from heron_core.statemgr import create_state_manager
 from storm_compat.streamparse.cli._options import (
     config_option,
@@ -53,11 +52,7 @@ def logs_dir(
         cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
     )
     with create_state_manager(config, cluster) as state:
-        if state.get_topology(name) is None:
-            known = ", ".join(state.list_topologies()) or "none"
-            raise SchedulerError(
-                f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
-            )
+        stored_topology(state, cluster, name)
         execution = state.get_execution_state(name)
     if execution is not None and execution.working_directory:
         return Path(execution.working_directory) / "logs"
