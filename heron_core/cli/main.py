@@ -16,6 +16,7 @@ from heron_core._logging import enable_stack_dumps
 from heron_core.cli._activate import activate_command, deactivate_command
 from heron_core.cli._kill import kill_command
 from heron_core.cli._list import list_command
+from heron_core.cli._restart import restart_command
 from heron_core.cli._run import run_command
 from heron_core.cli._submit import submit_command
 from heron_core.cli._tracker import tracker_command
@@ -77,6 +78,7 @@ cli.add_command(submit_command)
 cli.add_command(kill_command)
 cli.add_command(activate_command)
 cli.add_command(deactivate_command)
+cli.add_command(restart_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
 cli.add_command(tracker_command)

@@ -27,6 +27,7 @@ from heron_core.client._list import TopologyInfo, list_topologies
 from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.client._logs import LogFollower
 from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
+from heron_core.client._restart import RESTART_TIMEOUT_S, restart
 from heron_core.client._run import RunResult, run
 from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
 from heron_core.client._tmanager import ShellClient, TManagerClient
@@ -34,6 +35,7 @@ from heron_core.client._tmanager import ShellClient, TManagerClient
 __all__ = [
     "CONTROL_TIMEOUT_S",
     "HERON_HOME_ENV",
+    "RESTART_TIMEOUT_S",
     "ComponentStats",
     "Deployment",
     "LoadedTopology",
@@ -55,6 +57,7 @@ __all__ = [
     "prepare",
     "quiet",
     "request_topology_state",
+    "restart",
     "run",
     "set_topology_state",
     "stop_topology_processes",

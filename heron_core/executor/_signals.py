@@ -21,6 +21,8 @@ class StopSignals:
 
     Args:
         wake_on_child_exit: also wake `wait` on SIGCHLD.
+        also_wake: more signals that only wake `wait` (the scheduler service's SIGHUP: a
+            request is waiting for it).
 
     >>> with StopSignals() as stop:
     ...     stop.wait(0.0)
@@ -28,8 +30,11 @@ class StopSignals:
     False
     """
 
-    def __init__(self, *, wake_on_child_exit: bool = False) -> None:
-        self._signals = (*_STOP, signal.SIGCHLD) if wake_on_child_exit else _STOP
+    def __init__(
+        self, *, wake_on_child_exit: bool = False, also_wake: tuple[signal.Signals, ...] = ()
+    ) -> None:
+        child = (signal.SIGCHLD,) if wake_on_child_exit else ()
+        self._signals = (*_STOP, *child, *also_wake)
         self.received: int | None = None
         self._fds: tuple[int, int] | None = None
         self._previous: dict[int, signal._HANDLER] = {}

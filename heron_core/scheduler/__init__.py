@@ -12,6 +12,7 @@ from __future__ import annotations
 from heron_core.plugins import load_plugin
 from heron_core.scheduler._local import EXECUTOR_GRACE_SECS, LocalScheduler
 from heron_core.scheduler._package import SHIPPED, build_package, unpack_package
+from heron_core.scheduler._requests import RequestAnswer, read_answer, write_request
 from heron_core.scheduler._spark import SparkScheduler
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
@@ -20,12 +21,15 @@ __all__ = [
     "EXECUTOR_GRACE_SECS",
     "SHIPPED",
     "LocalScheduler",
+    "RequestAnswer",
     "Scheduler",
     "SparkScheduler",
     "TopologyRuntime",
     "build_package",
     "create_scheduler",
+    "read_answer",
     "unpack_package",
+    "write_request",
 ]
 
 BUILTINS: dict[str, str] = {

@@ -5,6 +5,8 @@ from the state manager, runs the scheduler its config names (``heron.class.sched
 `LocalScheduler` for the ``local`` clusters, `SparkScheduler` for ``spark``), publishes its
 ``SchedulerLocation`` (ephemeral, with its pid), waits until the containers run (the
 topology's physical plan is written), and on SIGTERM/SIGINT kills the containers and exits 0.
+On SIGHUP it carries out the requests filed for it (``heron restart``, see
+``heron_core.scheduler._requests``).
 
 With ``--report-fd N`` it tells whoever started it how the start goes, as JSON lines on file
 descriptor N (`ServiceReport`): progress, then ``running`` once the physical plan exists, or
@@ -19,6 +21,7 @@ import contextlib
 import json
 import logging
 import os
+import signal
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +39,7 @@ from heron_core.executor import (
 )
 from heron_core.proto import scheduler_pb2
 from heron_core.scheduler import Scheduler, TopologyRuntime, create_scheduler
+from heron_core.scheduler._requests import RequestAnswer, pending_requests, write_answer
 from heron_core.statemgr import StateManager, create_state_manager
 
 __all__ = ["MODULE", "ServiceReport", "main", "parse_report", "service_argv"]
@@ -196,11 +200,30 @@ def _wait_until_running(
     return False
 
 
+def _answer_requests(scheduler: Scheduler, working_dir: Path) -> None:
+    """Carry out and answer the requests filed in ``W/scheduler-requests`` (see
+    `heron_core.scheduler._requests`; SIGHUP says one is there)."""
+    for path, container in pending_requests(working_dir):
+        if container is None:
+            unreadable = f"{path.name} is not a request this service reads"
+            write_answer(path, RequestAnswer(False, unreadable))
+            continue
+        try:
+            scheduler.on_restart(container)
+        except HeronError as exc:
+            log.warning("cannot restart container %d: %s", container, exc)
+            write_answer(path, RequestAnswer(False, str(exc)))
+        else:
+            which = "every container" if container == -1 else f"container {container}"
+            log.info("restarted %s on request", which)
+            write_answer(path, RequestAnswer(True, f"restarted {which}"))
+
+
 def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
     name = args.topology_name
     runtime = TopologyRuntime(name, args.topology_id, args.cluster, args.working_dir.resolve())
     with (
-        StopSignals() as stop,
+        StopSignals(also_wake=(signal.SIGHUP,)) as stop,
         create_state_manager(parse_state_config(args.state_config), args.cluster) as state,
     ):
         topology, plan = read_plans(state, name, args.topology_id)
@@ -220,6 +243,7 @@ def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
                 reporter.send("running", f"every container of {name!r} runs")
                 reporter.close()
             while not stop.requested:
+                _answer_requests(scheduler, runtime.working_dir)
                 stop.wait(3600.0)
             log.info("received %s: killing the containers of %r", stop.name, name)
         finally:

@@ -34,6 +34,7 @@ def test_every_verb_and_option_has_help() -> None:
         "deactivate",
         "kill",
         "list",
+        "restart",
         "run",
         "submit",
         "tracker",

@@ -82,6 +82,13 @@ def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     print(f"local[2]: submit to first counted word {first - spark_run.submitted_at:.1f} s")
     assert_exact(spark_run.out, SENTENCES)
     _deactivate_and_activate(spark_run, "wc")
+    restarted = spark_run.heron("restart", "spark", "wc", "--container-id", "1")
+    assert restarted.returncode == 0, restarted.stderr
+    assert restarted.stdout == "restarted topology 'wc' on 'spark' (container 1)\n"
+    old = containers[1]["stmgr"]
+    wait_for(lambda: not psutil.pid_exists(old), "the old stream manager of container 1 to end")
+    after = container_processes(ident)
+    assert after[1]["stmgr"] != old and after[0] == containers[0]
     # Each container unpacked the shipped code into its own directory under the task's cwd.
     work = spark_run.home / "topologies" / "spark" / "wc" / "containers"
     assert (work / "1" / "code" / "spark_word_count.py").is_file()
