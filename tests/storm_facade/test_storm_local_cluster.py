@@ -69,7 +69,9 @@ def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) 
             cluster.killTopology("pausing")
 
 
-def test_cluster_and_topology_info_and_kill_with_options(home: Path, tmp_path: Path) -> None:
+def test_cluster_and_topology_info_and_kill_with_options(
+    home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     events = tmp_path / "events"
     events.mkdir()
     builder = TopologyBuilder()
@@ -77,7 +79,10 @@ def test_cluster_and_topology_info_and_kill_with_options(home: Path, tmp_path: P
     builder.setBolt("sink", ErrorReportingBolt(), 2).shuffleGrouping("numbers")
     spout_log = events / "spout.log"
     with LocalCluster(heron_home=home, keep_logs=True) as cluster:
-        cluster.submitTopology("info", {"topology.workers": 2}, builder.createTopology())
+        conf = {"topology.workers": 2, "topology.worker.childopts": "-Xmx1g"}
+        cluster.submitTopology("info", conf, builder.createTopology())
+        note = "info: note: config key 'topology.worker.childopts' = '-Xmx1g' has no effect"
+        assert note in capsys.readouterr().err
         wait_until(lambda: "emit" in lines(spout_log), "the first emit")
 
         (summary,) = cluster.getClusterInfo().topologies
