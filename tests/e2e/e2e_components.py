@@ -327,15 +327,17 @@ class TypedSink(Bolt, _Log):
 
 
 class PacedSpout(Spout, _Log):
-    """Emits 0, 1, 2, ... with the number as message id, sleeping ``pause`` seconds in every
-    next_tuple call (Storm's everyday idiom), and replays what fails. Logs every ack and fail,
+    """Emits 0, 1, 2, ... (below ``limit`` if given) with the number as message id, sleeping
+    ``pause`` seconds in every next_tuple call (Storm's everyday idiom), and replays what
+    fails. Logs every ack and fail,
     and its activate() and deactivate() calls."""
 
     outputs = ["n"]
 
-    def __init__(self, directory: str, pause: float = 0.005) -> None:
+    def __init__(self, directory: str, pause: float = 0.005, limit: int | None = None) -> None:
         self.directory = directory
         self.pause = pause
+        self.limit = limit
 
     def initialize(self, config: dict[str, Any], context: Any) -> None:
         self.next = 0
@@ -344,9 +346,13 @@ class PacedSpout(Spout, _Log):
 
     def next_tuple(self) -> None:
         time.sleep(self.pause)
-        n = self.replay.popleft() if self.replay else self.next
-        if n == self.next:
+        if self.replay:
+            n = self.replay.popleft()
+        elif self.limit is None or self.next < self.limit:
+            n = self.next
             self.next += 1
+        else:
+            return
         self.emit([n], tup_id=n)
 
     def ack(self, tup_id: Any) -> None:
