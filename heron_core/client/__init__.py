@@ -13,8 +13,10 @@ from heron_core.client._config import (
     HERON_HOME_ENV,
     Progress,
     client_config,
+    cluster_state,
     quiet,
     stored_topology,
+    topology_dir,
     working_dir,
 )
 from heron_core.client._control import (
@@ -49,6 +51,7 @@ __all__ = [
     "TManagerClient",
     "TopologyInfo",
     "client_config",
+    "cluster_state",
     "component_stats",
     "install",
     "kill",
@@ -63,6 +66,7 @@ __all__ = [
     "stop_topology_processes",
     "stored_topology",
     "submit",
+    "topology_dir",
     "topology_processes",
     "uninstall",
     "working_dir",

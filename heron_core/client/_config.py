@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -11,14 +12,16 @@ from heron_core.config import build_config, load_cluster_config, parse_override,
 from heron_core.errors import SchedulerError
 from heron_core.metricsmgr.sinks import check_sinks
 from heron_core.proto import topology_pb2
-from heron_core.statemgr import StateManager
+from heron_core.statemgr import StateManager, create_state_manager
 
 __all__ = [
     "HERON_HOME_ENV",
     "Progress",
     "client_config",
+    "cluster_state",
     "quiet",
     "stored_topology",
+    "topology_dir",
     "working_dir",
 ]
 
@@ -96,3 +99,33 @@ def stored_topology(state: StateManager, cluster: str, name: str) -> topology_pb
             f"no topology {name!r} on cluster {cluster!r}; topologies there: {known}"
         )
     return topology
+
+
+@contextlib.contextmanager
+def cluster_state(
+    cluster: str,
+    config_path: str | os.PathLike[str] | None = None,
+    *,
+    heron_home: str | os.PathLike[str] | None = None,
+    overrides: Sequence[str] = (),
+) -> Iterator[tuple[dict[str, Any], StateManager]]:
+    """A verb's opening: ``cluster``'s resolved config (`client_config`) and its started
+    state manager, closed when the block ends.
+
+    Raises:
+        ConfigurationError, StateManagerError: the cluster's config or state is unusable.
+    """
+    config = client_config(
+        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
+    )
+    with create_state_manager(config, cluster) as state:
+        yield config, state
+
+
+def topology_dir(state: StateManager, config: Mapping[str, Any], cluster: str, name: str) -> Path:
+    """W of topology ``name``: the working directory its execution state names (the one made
+    at submit), else where ``config`` puts it (`working_dir`)."""
+    execution = state.get_execution_state(name)
+    if execution is not None and execution.working_directory:
+        return Path(execution.working_directory)
+    return working_dir(config, cluster, name)

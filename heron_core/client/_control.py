@@ -14,11 +14,11 @@ import os
 import time
 from collections.abc import Sequence
 
-from heron_core.client._config import Progress, client_config, quiet, stored_topology
+from heron_core.client._config import Progress, cluster_state, quiet, stored_topology
 from heron_core.client._tmanager import TManagerClient
 from heron_core.errors import HeronError, SchedulerError
 from heron_core.proto import common_pb2, tmanager_pb2, topology_pb2
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateManager
 
 __all__ = ["CONTROL_TIMEOUT_S", "request_topology_state", "set_topology_state"]
 
@@ -109,10 +109,10 @@ def set_topology_state(
     ...
     heron_core.errors.SchedulerError: no topology 'wc' on cluster 'local'; topologies there: none
     """
-    config = client_config(
-        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
-    )
-    with create_state_manager(config, cluster) as state:
+    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+        _,
+        state,
+    ):
         stored_topology(state, cluster, name)
         progress(f"asking the topology manager of {name!r} to {_VERBS.get(wanted, '?')} it")
         return request_topology_state(state, name, wanted, timeout)

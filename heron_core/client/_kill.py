@@ -15,14 +15,14 @@ import psutil
 from heron_core.client import _launched as launched
 from heron_core.client._config import (
     Progress,
-    client_config,
+    cluster_state,
     quiet,
     stored_topology,
-    working_dir,
+    topology_dir,
 )
 from heron_core.executor import ipc_dirs
 from heron_core.scheduler import EXECUTOR_GRACE_SECS
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateManager
 
 __all__ = ["kill", "stop_topology_processes", "topology_processes", "uninstall"]
 
@@ -141,20 +141,16 @@ def kill(
     heron_core.errors.SchedulerError: no topology 'word_count' on cluster 'local'; \
 topologies there: none
     """
-    config = client_config(
-        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
-    )
-    with create_state_manager(config, cluster) as state:
+    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+        config,
+        state,
+    ):
         topology = stored_topology(state, cluster, name)
-        execution = state.get_execution_state(name)
+        root = topology_dir(state, config, cluster, name)
         location = state.get_scheduler_location(name)
         stop_topology_processes(topology.id, location.pid if location else None, progress)
         if location is not None:
             launched.reap(location.pid)
         progress(f"deleting the state and the working directory of {name!r}")
-        if execution is not None and execution.working_directory:
-            root = Path(execution.working_directory)
-        else:
-            root = working_dir(config, cluster, name)
         uninstall(state, name, root)
     progress(f"killed {name!r} on {cluster!r}")

@@ -7,9 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from heron_core.client._config import client_config
+from heron_core.client._config import cluster_state
 from heron_core.proto import topology_pb2
-from heron_core.statemgr import create_state_manager
 
 __all__ = ["TopologyInfo", "list_topologies"]
 
@@ -52,11 +51,11 @@ def list_topologies(
     ...     list_topologies("local", heron_home=home)
     []
     """
-    config = client_config(
-        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
-    )
     infos = []
-    with create_state_manager(config, cluster) as state:
+    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+        _,
+        state,
+    ):
         for name in state.list_topologies():
             topology = state.get_topology(name)
             if topology is None:  # killed meanwhile

@@ -7,19 +7,18 @@ import os
 import signal
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 from heron_core.client._config import (
     Progress,
-    client_config,
+    cluster_state,
     quiet,
     stored_topology,
-    working_dir,
+    topology_dir,
 )
 from heron_core.errors import SchedulerError
 from heron_core.proto import tmanager_pb2
 from heron_core.scheduler import read_answer, write_request
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateManager
 
 __all__ = ["RESTART_TIMEOUT_S", "restart"]
 
@@ -87,10 +86,10 @@ def restart(
     ...
     heron_core.errors.SchedulerError: no topology 'wc' on cluster 'local'; topologies there: none
     """
-    config = client_config(
-        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
-    )
-    with create_state_manager(config, cluster) as state:
+    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+        config,
+        state,
+    ):
         stored_topology(state, cluster, name)
         packing = state.get_packing_plan(name)
         containers = [0, *sorted(c.id for c in packing.containers)] if packing else [0]
@@ -106,12 +105,7 @@ def restart(
                 f"topology {name!r} on cluster {cluster!r} has no scheduler service to restart "
                 "it (a topology of 'heron run' is restarted by running it again)"
             )
-        execution = state.get_execution_state(name)
-        root = (
-            Path(execution.working_directory)
-            if execution is not None and execution.working_directory
-            else working_dir(config, cluster, name)
-        )
+        root = topology_dir(state, config, cluster, name)
         targets = containers if container == -1 else [container]
         pids = _stmgr_pids(state, name)
         tmanager = state.get_tmanager_location(name)

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import click
 
-from heron_core.client import client_config, stored_topology, working_dir
-from heron_core.statemgr import create_state_manager
+from heron_core.client import client_config, cluster_state, stored_topology, topology_dir
 from storm_compat.streamparse.cli._options import (
     config_option,
     environment_option,
@@ -48,15 +47,12 @@ def logs_dir(
     Raises:
         SchedulerError: no such topology (the message lists those there).
     """
-    config = client_config(
-        cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
-    )
-    with create_state_manager(config, cluster) as state:
+    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+        config,
+        state,
+    ):
         stored_topology(state, cluster, name)
-        execution = state.get_execution_state(name)
-    if execution is not None and execution.working_directory:
-        return Path(execution.working_directory) / "logs"
-    return working_dir(config, cluster, name) / "logs"
+        return topology_dir(state, config, cluster, name) / "logs"
 
 
 def last_lines(path: Path, count: int) -> list[str]:
