@@ -30,14 +30,16 @@ from heron_core.client import (
     LogFollower,
     TManagerClient,
     install,
+    plan_update,
     prepare,
     request_topology_state,
     topology_processes,
     uninstall,
+    update_topology,
 )
 from heron_core.errors import HeronError, SchedulerError, UserCodeError
 from heron_core.proto import tmanager_pb2, topology_pb2
-from heron_core.scheduler import LocalScheduler
+from heron_core.scheduler import LocalScheduler, apply_update
 from heron_core.statemgr import StateManager, create_state_manager
 from storm_compat._code import load_storm_topology
 from storm_compat.thrift import storm_thrift
@@ -93,6 +95,7 @@ class LocalTopology:
         self._seen: dict[int, _Instance] = {}
         self.follower = follower
         self.started = time.monotonic()
+        self.packing_plan = deployment.packing_plan
 
     def is_running(self) -> bool:
         """Whether the physical plan exists (every instance registered)."""
@@ -143,6 +146,30 @@ class LocalTopology:
         """
         request_topology_state(self._state, self.name, state, TMANAGER_TIMEOUT_S)
 
+    def rebalance(
+        self, parallelism: Mapping[str, int], containers: int | None, wait_secs: float
+    ) -> None:
+        """Run with ``parallelism`` (component -> instances) and ``containers``, through the
+        same path as ``heron update`` (`heron_core.client.update_topology`): deactivated for
+        ``wait_secs``, repacked, every container restarted with the new plans, activated
+        again; returns once the new physical plan runs.
+
+        Raises:
+            ConfigurationError: an unknown component, a parallelism below 1, nothing to change.
+            PackingError: the new plan does not fit.
+            SchedulerError: the new plan did not run in time.
+        """
+        plan = plan_update(self._state, CLUSTER, self.name, parallelism, containers)
+
+        def apply() -> str:
+            return apply_update(
+                self._state, self._scheduler, self.name, plan.topology, plan.packing_plan
+            )
+
+        update_topology(self._state, self.name, plan, apply, wait_secs=wait_secs)
+        self.packing_plan = plan.packing_plan
+        self._seen.clear()  # every instance was restarted on purpose
+
     def uptime_secs(self) -> int:
         """Whole seconds since it was submitted."""
         return int(time.monotonic() - self.started)
@@ -156,7 +183,7 @@ class LocalTopology:
     def summary(self) -> Any:
         """Storm's ``TopologySummary`` of it (tasks = executors = instances; workers =
         containers with instances)."""
-        plan = self.deployment.packing_plan
+        plan = self.packing_plan
         tasks = sum(len(c.instances) for c in plan.containers)
         return storm_thrift().TopologySummary(
             id=self.topology_id,
@@ -413,6 +440,25 @@ class LocalCluster:
             SchedulerError: no such topology, or its topology manager did not answer.
         """
         self.topology(topologyName).request_state(topology_pb2.PAUSED)
+
+    def rebalance(self, name: str, options: Any) -> None:
+        """Storm's rebalance with ``RebalanceOptions``: ``num_executors`` (component ->
+        instances) and ``num_workers`` (containers) change the parallelism as ``heron update``
+        does. The spouts are deactivated for ``wait_secs`` first (unset: the topology's
+        ``topology.message.timeout.secs``, as Storm waits), then every container restarts
+        with the new plan. Unlike Storm it returns once the new plan runs.
+
+        Raises:
+            SchedulerError: no such topology, or the new plan did not run in time.
+            ConfigurationError: an unknown component, a count below 1, or nothing to change.
+            PackingError: the new plan does not fit.
+        """
+        running = self.topology(name)
+        wait = getattr(options, "wait_secs", None)
+        if wait is None:
+            wait = running.deployment.config["topology.message.timeout.secs"]
+        executors = getattr(options, "num_executors", None) or {}
+        running.rebalance(dict(executors), getattr(options, "num_workers", None), float(wait))
 
     def shutdown(self) -> None:
         """Kill every running topology and remove the temporary heron home."""

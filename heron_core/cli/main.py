@@ -21,6 +21,7 @@ from heron_core.cli._run import run_command
 from heron_core.cli._submit import submit_command
 from heron_core.cli._tracker import tracker_command
 from heron_core.cli._ui import ui_command
+from heron_core.cli._update import update_command
 from heron_core.errors import HeronError
 
 __all__ = ["cli", "main"]
@@ -79,6 +80,7 @@ cli.add_command(kill_command)
 cli.add_command(activate_command)
 cli.add_command(deactivate_command)
 cli.add_command(restart_command)
+cli.add_command(update_command)
 cli.add_command(list_command)
 cli.add_command(run_command)
 cli.add_command(tracker_command)

@@ -33,11 +33,20 @@ from heron_core.client._restart import RESTART_TIMEOUT_S, restart
 from heron_core.client._run import RunResult, run
 from heron_core.client._submit import Deployment, SubmitResult, install, prepare, submit
 from heron_core.client._tmanager import ShellClient, TManagerClient
+from heron_core.client._update import (
+    UPDATE_TIMEOUT_S,
+    UpdatePlan,
+    parse_parallelism,
+    plan_update,
+    update,
+    update_topology,
+)
 
 __all__ = [
     "CONTROL_TIMEOUT_S",
     "HERON_HOME_ENV",
     "RESTART_TIMEOUT_S",
+    "UPDATE_TIMEOUT_S",
     "ComponentStats",
     "Deployment",
     "LoadedTopology",
@@ -50,6 +59,7 @@ __all__ = [
     "SubmitResult",
     "TManagerClient",
     "TopologyInfo",
+    "UpdatePlan",
     "client_config",
     "cluster_state",
     "component_stats",
@@ -57,6 +67,8 @@ __all__ = [
     "kill",
     "list_topologies",
     "load_topology",
+    "parse_parallelism",
+    "plan_update",
     "prepare",
     "quiet",
     "request_topology_state",
@@ -69,5 +81,7 @@ __all__ = [
     "topology_dir",
     "topology_processes",
     "uninstall",
+    "update",
+    "update_topology",
     "working_dir",
 ]

@@ -4,7 +4,6 @@ topology, or all of them, through its scheduler service."""
 from __future__ import annotations
 
 import os
-import signal
 import time
 from collections.abc import Sequence
 
@@ -15,9 +14,10 @@ from heron_core.client._config import (
     stored_topology,
     topology_dir,
 )
+from heron_core.client._service import ask_scheduler_service
 from heron_core.errors import SchedulerError
 from heron_core.proto import tmanager_pb2
-from heron_core.scheduler import read_answer, write_request
+from heron_core.scheduler import RestartRequest
 from heron_core.statemgr import StateManager
 
 __all__ = ["RESTART_TIMEOUT_S", "restart"]
@@ -99,35 +99,15 @@ def restart(
                 f"topology {name!r} has no container {container}; its containers are {known} "
                 "(0 runs the topology manager); leave --container-id out to restart them all"
             )
-        location = state.get_scheduler_location(name)
-        if location is None or not location.pid:
-            raise SchedulerError(
-                f"topology {name!r} on cluster {cluster!r} has no scheduler service to restart "
-                "it (a topology of 'heron run' is restarted by running it again)"
-            )
         root = topology_dir(state, config, cluster, name)
         targets = containers if container == -1 else [container]
         pids = _stmgr_pids(state, name)
         tmanager = state.get_tmanager_location(name)
-        request = write_request(root, container)
         which = "every container" if container == -1 else f"container {container}"
-        progress(f"asking the scheduler of {name!r} (pid {location.pid}) to restart {which}")
-        try:
-            os.kill(location.pid, signal.SIGHUP)
-        except ProcessLookupError:
-            request.unlink(missing_ok=True)
-            raise SchedulerError(
-                f"the scheduler service of {name!r} (pid {location.pid}) is not running on "
-                "this machine; restart the topology from the machine that submitted it"
-            ) from None
         deadline = time.monotonic() + timeout
-        while (answer := read_answer(request)) is None:
-            if time.monotonic() > deadline:
-                raise SchedulerError(
-                    f"the scheduler service of {name!r} (pid {location.pid}) did not take the "
-                    f"restart request within {timeout:.0f} s (see its log in {root / 'logs'})"
-                )
-            time.sleep(_POLL_S)
+        answer = ask_scheduler_service(
+            state, cluster, name, root, RestartRequest(container), progress, "restart", deadline
+        )
         if not answer.ok:
             raise SchedulerError(f"cannot restart {which} of {name!r}: {answer.message}")
         progress(f"{answer.message}; waiting until it runs again")

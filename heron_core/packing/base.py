@@ -46,3 +46,27 @@ class Packing(ABC):
             TopologyValidationError: the topology has no components, a duplicate or nameless
                 component, or a parallelism below 1.
         """
+
+    def repack(
+        self,
+        topology: topology_pb2.Topology,
+        config: Mapping[str, Any],
+        current: packing_plan_pb2.PackingPlan,
+    ) -> packing_plan_pb2.PackingPlan:
+        """The packing plan of a running topology after ``heron update`` changed it.
+
+        The result has :meth:`pack`'s contract. The default packs ``topology`` anew and
+        ignores ``current``: ``heron update`` restarts every container with the new plan (as
+        Storm's rebalance restarts its workers), so no instance has to stay where it was. An
+        algorithm that can keep instances in place overrides this.
+
+        Args:
+            topology: the logical plan with the new parallelisms.
+            config: the resolved config, ``topology.stmgrs`` already set to a new container
+                count if the update asked for one.
+            current: the packing plan the topology runs with.
+
+        Raises:
+            As :meth:`pack`.
+        """
+        return self.pack(topology, config)

@@ -12,8 +12,15 @@ from __future__ import annotations
 from heron_core.plugins import load_plugin
 from heron_core.scheduler._local import EXECUTOR_GRACE_SECS, LocalScheduler
 from heron_core.scheduler._package import SHIPPED, build_package, unpack_package
-from heron_core.scheduler._requests import RequestAnswer, read_answer, write_request
+from heron_core.scheduler._requests import (
+    RequestAnswer,
+    RestartRequest,
+    UpdateRequest,
+    read_answer,
+    write_request,
+)
 from heron_core.scheduler._spark import SparkScheduler
+from heron_core.scheduler._update import apply_update
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
 __all__ = [
@@ -22,9 +29,12 @@ __all__ = [
     "SHIPPED",
     "LocalScheduler",
     "RequestAnswer",
+    "RestartRequest",
     "Scheduler",
     "SparkScheduler",
     "TopologyRuntime",
+    "UpdateRequest",
+    "apply_update",
     "build_package",
     "create_scheduler",
     "read_answer",

@@ -67,6 +67,7 @@ class LocalScheduler(Scheduler):
         self._killed = threading.Event()
         self._procs: dict[int, subprocess.Popen[bytes]] = {}
         self._restarting: set[int] = set()
+        self._retired: set[int] = set()  # containers an update removed: not started again
         self._threads: dict[int, threading.Thread] = {}
         self._runtime: TopologyRuntime | None = None
         self._context: DaemonContext | None = None
@@ -96,6 +97,18 @@ class LocalScheduler(Scheduler):
                 "scheduled a packing plan"
             )
         containers = [0, *sorted(c.id for c in packing_plan.containers)]
+        self._start(containers)
+        log.info(
+            "topology %r: started executors for containers %s",
+            self._context.topology_name,
+            ", ".join(map(str, containers)),
+        )
+
+    def _start(self, containers: Sequence[int]) -> None:
+        """Start a monitor thread for each of ``containers``; returns once each executor was
+        started once."""
+        assert self._context is not None and self._runtime is not None
+        assert self._policy is not None
         started = {k: threading.Event() for k in containers}
         for k in containers:
             spec = ProcessSpec(
@@ -112,11 +125,6 @@ class LocalScheduler(Scheduler):
             thread.start()
         for event in started.values():
             event.wait()
-        log.info(
-            "topology %r: started executors for containers %s",
-            self._context.topology_name,
-            ", ".join(map(str, containers)),
-        )
 
     def executor_pids(self) -> dict[int, int]:
         """The pid of each container's running executor, by container id."""
@@ -132,7 +140,7 @@ class LocalScheduler(Scheduler):
         working_dir: Path,
     ) -> None:
         crashes = 0
-        while not self._killed.is_set():
+        while not self._killed.is_set() and container not in self._retired:
             now = self._clock()
             proc = self._launch(container, spec, working_dir)
             started.set()
@@ -144,7 +152,7 @@ class LocalScheduler(Scheduler):
                 self._procs.pop(container, None)
                 expected = container in self._restarting
                 self._restarting.discard(container)
-            if self._killed.is_set():
+            if self._killed.is_set() or container in self._retired:
                 break
             if not expected:
                 self._note_failure(container, spec, working_dir)
@@ -180,7 +188,7 @@ class LocalScheduler(Scheduler):
     ) -> subprocess.Popen[bytes] | None:
         """Start the executor unless the topology is being killed (None then, or on failure)."""
         with self._lock:
-            if self._killed.is_set():
+            if self._killed.is_set() or container in self._retired:
                 return None
             try:
                 proc = spawn(
@@ -233,6 +241,45 @@ class LocalScheduler(Scheduler):
                     self._restarting.add(k)
                     log.info("restarting executor-%d (pid %d) on request", k, proc.pid)
                     proc.send_signal(signal.SIGTERM)
+
+    def on_update(self, packing_plan: packing_plan_pb2.PackingPlan) -> None:
+        """See `Scheduler.on_update`: the executors of removed containers get SIGTERM (SIGKILL
+        after the grace period) and are not started again; every other executor is restarted
+        (SIGTERM, then started again at once); new containers get an executor."""
+        name = self._runtime.topology_name if self._runtime else "?"
+        if not self._threads or self._killed.is_set():
+            raise SchedulerError(f"topology {name!r} is not running under this scheduler")
+        wanted = {0, *(c.id for c in packing_plan.containers)}
+        running = {k for k in self._threads if k not in self._retired}
+        removed, added = sorted(running - wanted), sorted(wanted - running)
+        with self._lock:
+            self._retired.update(removed)
+            self._retired.difference_update(added)
+            for k in sorted(running):
+                proc = self._procs.get(k)
+                if proc is None:
+                    continue
+                if k in wanted:
+                    self._restarting.add(k)
+                log.info("update: stopping executor-%d (pid %d)", k, proc.pid)
+                proc.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + self._grace_secs
+        for k in removed:
+            self._threads[k].join(max(deadline - time.monotonic(), 0.0))
+            with self._lock:
+                proc = self._procs.get(k)
+            if proc is not None:
+                log.warning("executor-%d ignored SIGTERM: SIGKILL", k)
+                proc.kill()
+            self._threads.pop(k).join()
+        if added:
+            self._start(added)
+        log.info(
+            "topology %r updated: containers %s removed, %s added, the others restarted",
+            name,
+            removed or "none",
+            added or "none",
+        )
 
     def close(self) -> None:
         """See `Scheduler.close`."""

@@ -39,7 +39,13 @@ from heron_core.executor import (
 )
 from heron_core.proto import scheduler_pb2
 from heron_core.scheduler import Scheduler, TopologyRuntime, create_scheduler
-from heron_core.scheduler._requests import RequestAnswer, pending_requests, write_answer
+from heron_core.scheduler._requests import (
+    RequestAnswer,
+    RestartRequest,
+    pending_requests,
+    write_answer,
+)
+from heron_core.scheduler._update import apply_update
 from heron_core.statemgr import StateManager, create_state_manager
 
 __all__ = ["MODULE", "ServiceReport", "main", "parse_report", "service_argv"]
@@ -200,23 +206,34 @@ def _wait_until_running(
     return False
 
 
-def _answer_requests(scheduler: Scheduler, working_dir: Path) -> None:
+def _answer_requests(
+    scheduler: Scheduler, state: StateManager, name: str, working_dir: Path
+) -> None:
     """Carry out and answer the requests filed in ``W/scheduler-requests`` (see
     `heron_core.scheduler._requests`; SIGHUP says one is there)."""
-    for path, container in pending_requests(working_dir):
-        if container is None:
+    for path, request in pending_requests(working_dir):
+        if request is None:
             unreadable = f"{path.name} is not a request this service reads"
             write_answer(path, RequestAnswer(False, unreadable))
             continue
         try:
-            scheduler.on_restart(container)
+            if isinstance(request, RestartRequest):
+                scheduler.on_restart(request.container)
+                which = (
+                    "every container"
+                    if request.container == -1
+                    else (f"container {request.container}")
+                )
+                done = f"restarted {which}"
+            else:
+                done = apply_update(state, scheduler, name, request.topology, request.packing_plan)
         except HeronError as exc:
-            log.warning("cannot restart container %d: %s", container, exc)
+            kind = "restart" if isinstance(request, RestartRequest) else "update"
+            log.warning("cannot carry out the %s request: %s", kind, exc)
             write_answer(path, RequestAnswer(False, str(exc)))
         else:
-            which = "every container" if container == -1 else f"container {container}"
-            log.info("restarted %s on request", which)
-            write_answer(path, RequestAnswer(True, f"restarted {which}"))
+            log.info("on request: %s", done)
+            write_answer(path, RequestAnswer(True, done))
 
 
 def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
@@ -243,7 +260,7 @@ def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
                 reporter.send("running", f"every container of {name!r} runs")
                 reporter.close()
             while not stop.requested:
-                _answer_requests(scheduler, runtime.working_dir)
+                _answer_requests(scheduler, state, name, runtime.working_dir)
                 stop.wait(3600.0)
             log.info("received %s: killing the containers of %r", stop.name, name)
         finally:

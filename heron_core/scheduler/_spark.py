@@ -171,6 +171,8 @@ class SparkScheduler(Scheduler):
         self._killed = threading.Event()
         self._threads: dict[int, threading.Thread] = {}
         self._restarting: set[int] = set()
+        self._retired: set[int] = set()  # containers an update removed: not started again
+        self._driver_host = ""
         self._starts: dict[int, int] = {}
         self._failure: str | None = None
         self._sc: Any = None
@@ -263,23 +265,9 @@ class SparkScheduler(Scheduler):
             self._wait_for_slots(sc, packing_plan, properties)
             archive = build_package(runtime.working_dir, runtime.working_dir / PACKAGE_NAME)
             sc.addFile(str(archive))
-            driver_host = sc.getConf().get("spark.driver.host") or ""
+            self._driver_host = sc.getConf().get("spark.driver.host") or ""
             for k in containers:
-                task = ContainerTask(
-                    topology_name=name,
-                    topology_id=runtime.topology_id,
-                    cluster=runtime.cluster,
-                    container=k,
-                    state_config=state_config_json(self._config),
-                    package=PACKAGE_NAME,
-                    driver_host=driver_host,
-                    backoff_initial_secs=policy.initial_secs,
-                    backoff_max_secs=policy.max_secs,
-                )
-                thread = threading.Thread(
-                    target=self._run_container, args=(sc, task), name=f"container-{k}", daemon=True
-                )
-                self._threads[k] = thread
+                self._threads[k] = self._container_thread(sc, k)
             for thread in self._threads.values():
                 thread.start()
         except BaseException:
@@ -292,6 +280,25 @@ class SparkScheduler(Scheduler):
             sc.applicationId,
             master.url,
             ", ".join(map(str, containers)),
+        )
+
+    def _container_thread(self, sc: Any, container: int) -> threading.Thread:
+        """The (unstarted) driver thread of ``container``'s job."""
+        runtime, policy = self._runtime, self._policy
+        assert runtime is not None and policy is not None
+        task = ContainerTask(
+            topology_name=runtime.topology_name,
+            topology_id=runtime.topology_id,
+            cluster=runtime.cluster,
+            container=container,
+            state_config=state_config_json(self._config),
+            package=PACKAGE_NAME,
+            driver_host=self._driver_host,
+            backoff_initial_secs=policy.initial_secs,
+            backoff_max_secs=policy.max_secs,
+        )
+        return threading.Thread(
+            target=self._run_container, args=(sc, task), name=f"container-{container}", daemon=True
         )
 
     def _start_context(self, properties: Mapping[str, str]) -> Any:
@@ -393,7 +400,7 @@ class SparkScheduler(Scheduler):
             f"heron-{name}-{k}", f"heron topology {name}, container {k}", interruptOnCancel=True
         )
         crashes = 0
-        while not self._killed.is_set():
+        while not self._killed.is_set() and k not in self._retired:
             started = self._clock()
             with self._lock:
                 self._starts[k] = self._starts.get(k, 0) + 1
@@ -408,7 +415,7 @@ class SparkScheduler(Scheduler):
             with self._lock:
                 expected = k in self._restarting
                 self._restarting.discard(k)
-            if self._killed.is_set():
+            if self._killed.is_set() or k in self._retired:
                 break
             if expected:
                 log.info("container %d stopped for a restart; starting it again", k)
@@ -481,6 +488,52 @@ class SparkScheduler(Scheduler):
                 self._restarting.add(k)
             log.info("restarting container %d on request", k)
             self._sc.cancelJobGroup(f"heron-{name}-{k}")
+
+    def on_update(self, packing_plan: packing_plan_pb2.PackingPlan) -> None:
+        """See `Scheduler.on_update`: the jobs of removed containers are cancelled for good,
+        every other container's job is cancelled and submitted again, and new containers get
+        a job. The application keeps the executors it has: the new plan must fit its task
+        slots (checked before anything stops).
+
+        Raises:
+            SchedulerError: the application has too few task slots for the new plan, or the
+                topology is not running.
+        """
+        runtime, sc = self._runtime, self._sc
+        name = runtime.topology_name if runtime else "?"
+        if sc is None or self._killed.is_set() or self._master is None:
+            raise SchedulerError(f"topology {name!r} is not running under this scheduler")
+        needed = containers_needed(packing_plan)
+        jsc = sc._jsc.sc()
+        profile = jsc.resourceProfileManager().defaultResourceProfile()
+        slots = int(jsc.maxNumConcurrentTasks(profile))
+        if slots < needed:
+            raise SchedulerError(
+                slot_shortfall(name, packing_plan, slots, "the running application", self._master)
+                + "; an update keeps the application's executors: kill the topology and "
+                "submit it again to get more"
+            )
+        wanted = {0, *(c.id for c in packing_plan.containers)}
+        running = {k for k in self._threads if k not in self._retired}
+        removed, added = sorted(running - wanted), sorted(wanted - running)
+        with self._lock:
+            self._retired.update(removed)
+            self._retired.difference_update(added)
+            self._restarting.update(running & wanted)
+        for k in sorted(running):
+            log.info("update: cancelling the job of container %d", k)
+            sc.cancelJobGroup(f"heron-{name}-{k}")
+        for k in removed:
+            self._threads.pop(k).join(_JOIN_SECS)
+        for k in added:
+            self._threads[k] = self._container_thread(sc, k)
+            self._threads[k].start()
+        log.info(
+            "topology %r updated: containers %s removed, %s added, the others restarted",
+            name,
+            removed or "none",
+            added or "none",
+        )
 
     def on_kill(self) -> None:
         """See `Scheduler.on_kill`: cancels every container's job, stops the SparkContext (the

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heron_core.errors import SchedulerError
 from heron_core.proto import packing_plan_pb2
 
 __all__ = ["Scheduler", "TopologyRuntime"]
@@ -33,11 +34,11 @@ class TopologyRuntime:
 class Scheduler(ABC):
     """Runs one executor per container of a packing plan (container 0 hosts the tmanager).
 
-    Lifecycle: `initialize` once, `on_schedule` once, then any number of `on_restart`, then
-    `on_kill` and/or `close`. Methods are called from one thread at a time, except `failure`,
-    which the scheduler service polls while the containers start. `validate_config` is
-    called by ``heron submit`` before anything is stored, on an instance that is never
-    initialized.
+    Lifecycle: `initialize` once, `on_schedule` once, then any number of `on_restart` and
+    `on_update`, then `on_kill` and/or `close`. Methods are called from one thread at a
+    time, except `failure`, which the scheduler service polls while the containers start.
+    `validate_config` is called by ``heron submit`` before anything is stored, on an
+    instance that is never initialized.
     """
 
     def validate_config(self, config: Mapping[str, Any]) -> None:  # noqa: B027 (optional)
@@ -91,6 +92,21 @@ class Scheduler(ABC):
         Raises:
             SchedulerError: no such container, or the topology is not running.
         """
+
+    def on_update(self, packing_plan: packing_plan_pb2.PackingPlan) -> None:
+        """Run the containers of ``packing_plan``, the new plan of ``heron update`` (already
+        in the state manager, with the new topology): stop the containers it no longer has,
+        restart every other one (its processes read the new plans as they start) and start
+        the new ones. Returns once that is under way; the default refuses.
+
+        Raises:
+            SchedulerError: this scheduler cannot update a running topology, the new
+                containers cannot be started, or the topology is not running.
+        """
+        raise SchedulerError(
+            f"the {type(self).__name__} scheduler cannot update a running topology; kill it and "
+            "submit it again with the new parallelism"
+        )
 
     @abstractmethod
     def close(self) -> None:

@@ -367,3 +367,71 @@ class PacedSpout(Spout, _Log):
 
     def deactivate(self) -> None:
         self.write(event="deactivate", at=time.time())
+
+
+class ResumingSpout(Spout, _Log):
+    """Emits 0, 1, 2, ... below ``limit`` with the number as message id, sleeping ``pause``
+    seconds in every next_tuple call, and replays what fails. Unlike `PacedSpout` it keeps
+    its position across restarts (``<directory>/next-<task>``) and does not emit again what
+    it emitted before a restart: a tuple in flight when its process dies is lost, as with a
+    source that commits on emit. Logs every ack."""
+
+    outputs = ["n"]
+
+    def __init__(self, directory: str, limit: int, pause: float = 0.004) -> None:
+        self.directory = directory
+        self.limit = limit
+        self.pause = pause
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "resuming", context.get_task_id())
+        self.position = Path(self.directory) / f"next-{context.get_task_id()}"
+        self.next = int(self.position.read_text()) if self.position.exists() else 0
+        self.replay: deque[int] = deque()
+
+    def next_tuple(self) -> None:
+        time.sleep(self.pause)
+        if self.replay:
+            n = self.replay.popleft()
+        elif self.next < self.limit:
+            n = self.next
+            self.next += 1
+            self.position.write_text(str(self.next))
+        else:
+            return
+        self.emit([n], tup_id=n)
+
+    def ack(self, tup_id: Any) -> None:
+        self.write(ack=tup_id)
+
+    def fail(self, tup_id: Any) -> None:
+        self.replay.append(tup_id)
+
+
+class KeyBolt(Bolt):
+    """Emits ``[n, n % keys]`` anchored to its input, then acks it."""
+
+    outputs = ["n", "key"]
+
+    def __init__(self, keys: int) -> None:
+        self.keys = keys
+
+    def process(self, tup: Tuple) -> None:
+        n = tup.values[0]
+        self.emit([n, n % self.keys], anchors=[tup])
+        self.ack(tup)
+
+
+class KeyedSink(Bolt, _Log):
+    """Logs every ``(n, key)`` it receives with its task id and the time, then acks it."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = directory
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.task = context.get_task_id()
+        self.open_log(self.directory, "keyed", self.task)
+
+    def process(self, tup: Tuple) -> None:
+        self.write(n=tup.values[0], key=tup.values[1], task=self.task, at=time.time())
+        self.ack(tup)

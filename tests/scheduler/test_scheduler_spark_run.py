@@ -93,7 +93,28 @@ def test_word_count_on_local_master_is_exact_and_kill_leaves_nothing(
     work = spark_run.home / "topologies" / "spark" / "wc" / "containers"
     assert (work / "1" / "code" / "spark_word_count.py").is_file()
     assert (work / "1" / "logs" / "stmgr-1.log").is_file()
+    _update(spark_run, "wc")
     _assert_killed(spark_run, "wc", ident)
+
+
+def _update(run: SparkTopologyRun, name: str) -> None:
+    """``heron update`` on Spark: a new parallelism that fits the application's task slots
+    runs (the containers' jobs are submitted again with the new plans); one that needs more
+    containers than the application has slots is refused and changes nothing."""
+    done = run.heron("update", "spark", name, "--component-parallelism=count:3", "--wait-secs=1")
+    assert done.returncode == 0, done.stderr
+    assert "count: parallelism 2 -> 3" in done.stdout
+    with create_state_manager(run.zk, "spark") as state:
+        plan = state.get_physical_plan(name)
+        assert plan is not None
+        counts = [i for i in plan.instances if i.info.component_name == "count"]
+        assert len(counts) == 3
+        before = state.get_packing_plan(name)
+    more = run.heron("update", "spark", name, "--container-number=2", "--wait-secs=0")
+    assert more.returncode != 0 and "Traceback" not in more.stderr
+    assert "needs 3 Spark task slots" in more.stderr, more.stderr
+    with create_state_manager(run.zk, "spark") as state:
+        assert state.get_packing_plan(name) == before
 
 
 def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(

@@ -12,7 +12,7 @@ import pytest
 from cluster_components import ErrorReportingBolt, EventSpout, TickCountingBolt
 
 from heron_core.client import client_config, kill, list_topologies
-from heron_core.errors import SchedulerError
+from heron_core.errors import ConfigurationError, SchedulerError
 from heron_core.statemgr import create_state_manager
 from heron_core.testing.processes import isolated_home, wait_until
 from heron_core.testing.processes import processes_mentioning as processes_under
@@ -113,6 +113,43 @@ def test_cluster_and_topology_info_and_kill_with_options(
         spout = lines(spout_log)
         assert spout[-1] == "deactivate", "the spout was not deactivated before the kill"
         assert cluster.getClusterInfo().topologies == []
+        assert processes_under(home) == []
+
+
+def test_rebalance_changes_the_parallelism_and_the_spout_emits_again(
+    home: Path, tmp_path: Path
+) -> None:
+    events = tmp_path / "events"
+    events.mkdir()
+    builder = TopologyBuilder()
+    builder.setSpout("numbers", EventSpout(str(events)))
+    builder.setBolt("sink", TickCountingBolt(str(events))).fieldsGrouping("numbers", Fields("n"))
+    spout_log = events / "spout.log"
+    thrift = storm_thrift()
+    with LocalCluster(heron_home=home, keep_logs=True) as cluster:
+        cluster.submitTopology("scaled", {}, builder.createTopology())
+        wait_until(lambda: "emit" in lines(spout_log), "the first emit")
+        (summary,) = cluster.getClusterInfo().topologies
+        assert (summary.num_tasks, summary.num_workers) == (2, 1)
+
+        options = thrift.RebalanceOptions(wait_secs=1, num_workers=2, num_executors={"sink": 3})
+        cluster.rebalance("scaled", options)
+        (summary,) = cluster.getClusterInfo().topologies
+        assert (summary.num_tasks, summary.num_workers, summary.status) == (4, 2, "ACTIVE")
+        info = cluster.getTopologyInfo(summary.id)
+        assert sorted(e.component_id for e in info.executors) == ["numbers", "sink", "sink", "sink"]
+        spout = lines(spout_log)
+        assert "deactivate" in spout, "the spout was not deactivated for the wait"
+        emitted = len(lines(spout_log))
+        wait_until(lambda: lines(spout_log)[emitted:].count("emit") >= 3, "emits after it")
+
+        with pytest.raises(ConfigurationError, match="has no component 'nope'; its components"):
+            cluster.rebalance("scaled", thrift.RebalanceOptions(num_executors={"nope": 2}))
+        with pytest.raises(ConfigurationError, match="parallelism must be at least 1"):
+            cluster.rebalance("scaled", thrift.RebalanceOptions(num_executors={"sink": 0}))
+        with pytest.raises(SchedulerError, match="no topology 'other'"):
+            cluster.rebalance("other", options)
+        cluster.killTopology("scaled")
         assert processes_under(home) == []
 
 
