@@ -39,6 +39,7 @@ def test_every_verb_and_option_has_help() -> None:
         "submit",
         "tracker",
         "ui",
+        "update",
     ]
     for command in cli.commands.values():
         assert command.help
