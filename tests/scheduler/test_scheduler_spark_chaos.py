@@ -1,11 +1,14 @@
-"""Containers on a real Spark standalone cluster survive kill -9 with acking on: of a container's
-executor, then of the Spark executor JVM hosting a container. Only the dead containers start
-again; every sentence is acked and every word counted; the other containers keep their pids."""
+"""Containers on a real Spark standalone cluster survive kill -9 with acking on: of each daemon
+kind in turn (a bolt instance, each stream manager, the topology manager, a metrics manager, the
+spout instance; the time until acks flow again is printed), of a container's executor, then of
+the Spark executor JVM hosting a container. Only the dead containers start again; every
+sentence is acked and every word counted; the other containers keep their pids."""
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 from spark_support import (  # noqa: F401 - spark_run is a fixture
@@ -19,11 +22,12 @@ from spark_support import (  # noqa: F401 - spark_run is a fixture
 )
 from spark_word_count import read_log
 
+from heron_core.statemgr import create_state_manager
 from heron_core.testing.spark import SparkStandaloneCluster
 
 pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
 
-SENTENCES = 1500
+SENTENCES = 3000
 
 
 def _acked(run: SparkTopologyRun) -> set[int]:
@@ -34,6 +38,49 @@ def _restarted(ident: str, container: int, old: dict[str, int]) -> bool:
     """Whether every process of ``container`` runs again, under a new executor."""
     now = container_processes(ident).get(container, {})
     return set(now) == set(old) and now["executor"] != old["executor"]
+
+
+def _task_of(run: SparkTopologyRun, component: str) -> tuple[int, int]:
+    """(container, task id) of the first instance of ``component`` in the physical plan."""
+    with create_state_manager(run.zk, "spark") as state:
+        plan = state.get_physical_plan("chaos")
+    assert plan is not None
+    containers = {s.id: s.container_id for s in plan.stmgrs}
+    instance = min(
+        (i for i in plan.instances if i.info.component_name == component),
+        key=lambda i: i.info.task_id,
+    )
+    return containers[instance.stmgr_id], instance.info.task_id
+
+
+def _kill_each_daemon_kind(run: SparkTopologyRun, ident: str) -> None:
+    """kill -9 one daemon of each kind in turn; after each, acks flow again (the time it took
+    is printed, not asserted)."""
+    split, spout = _task_of(run, "split"), _task_of(run, "sentences")
+    for kind, container, role in (
+        ("bolt instance", split[0], f"instance-{split[1]}"),
+        ("stmgr-1", 1, "stmgr"),
+        ("stmgr-2", 2, "stmgr"),
+        ("tmanager", 0, "tmanager"),
+        ("metricsmgr-1", 1, "metricsmgr"),
+        ("spout instance", spout[0], f"instance-{spout[1]}"),
+    ):
+        pid = container_processes(ident)[container][role]
+        acked = len(_acked(run))
+        os.kill(pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        wait_for(
+            lambda acked=acked: len(_acked(run)) >= min(acked + 30, SENTENCES),
+            f"acks after kill -9 of the {kind}",
+            timeout=120,
+        )
+        print(f"spark, {kind}: flowing again {time.monotonic() - killed_at:.1f} s after kill -9")
+        wait_for(
+            lambda container=container, role=role, pid=pid: (
+                container_processes(ident).get(container, {}).get(role, pid) != pid
+            ),
+            f"a new {kind}",
+        )
 
 
 def test_killed_containers_start_again_alone_and_nothing_is_lost(
@@ -52,6 +99,8 @@ def test_killed_containers_start_again_alone_and_nothing_is_lost(
     before = container_processes(ident)
     assert sorted(before) == [0, 1, 2]
     wait_for(lambda: len(_acked(spark_run)) >= 100, "the first 100 acks")
+    _kill_each_daemon_kind(spark_run, ident)
+    before = container_processes(ident)
 
     # 1. kill -9 the executor of container 1: only container 1 starts again.
     os.kill(before[1]["executor"], signal.SIGKILL)
