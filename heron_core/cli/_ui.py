@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from heron_core.cli._options import config_path_option, heron_home_option
+
 __all__ = ["ui_command"]
 
 
@@ -26,7 +28,8 @@ __all__ = ["ui_command"]
     "--address",
     default="127.0.0.1",
     show_default=True,
-    help="Address the UI listens on (0.0.0.0 for every interface).",
+    help="Address the UI listens on (0.0.0.0 for every interface: whoever reaches the UI can "
+    "also deactivate, restart and kill the topologies).",
 )
 @click.option(
     "--base-url",
@@ -35,9 +38,23 @@ __all__ = ["ui_command"]
     help="Path prefix the UI is served under, e.g. /heron behind a reverse proxy "
     "(default: none, the UI is at /).",
 )
-def ui_command(tracker_url: str, port: int, address: str, base_url: str) -> None:
+@config_path_option
+@heron_home_option
+def ui_command(
+    tracker_url: str,
+    port: int,
+    address: str,
+    base_url: str,
+    config_path: str | None,
+    heron_home: str | None,
+) -> None:
     """Serve a web UI over the tracker: the topologies, each one's logical plan, counters,
     charts, physical plan, exceptions and instance logs. Runs until Ctrl-C or SIGTERM.
+
+    A topology's page also has Activate, Deactivate, Restart and Kill buttons (each asks for
+    confirmation); the UI server does them as the verbs of those names do, on the clusters
+    of --config-path with --heron-home: give it the ones the tracker has. Whoever reaches
+    the UI can use them.
 
     \b
     heron tracker --port 8888 &
@@ -50,5 +67,7 @@ def ui_command(tracker_url: str, port: int, address: str, base_url: str) -> None
         port=port,
         address=address,
         base_url=base_url,
+        config_path=config_path,
+        heron_home=heron_home,
         announce=lambda line: click.echo(line),
     )

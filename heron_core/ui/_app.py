@@ -1,8 +1,14 @@
 """The UI's web application: three pages and the JSON API their scripts call.
 
-The pages are static shells (``static/*.js`` draws them); the ``/api`` routes ask the tracker,
-reshape its answers with `heron_core.ui._views` and return JSON. The browser only ever talks to
-the UI: no tracker URL reaches it and every asset is served from ``/static``.
+The pages are static shells (``static/*.js`` draws them); the ``GET /api`` routes ask the
+tracker, reshape its answers with `heron_core.ui._views` and return JSON. The browser only ever
+talks to the UI: no tracker URL reaches it and every asset is served from ``/static``.
+
+The ``POST /api/topologies/{cluster}/{environ}/{topology}/{action}`` routes (activate,
+deactivate, restart, kill) act on the cluster through `heron_core.ui._actions`. Each needs the
+server's random token in the `TOKEN_HEADER` header, which only its own pages carry (in their
+``data-config``): a page of another site can neither read the token nor send the header
+without a CORS preflight the UI never grants, so it cannot make a browser act (403).
 """
 
 from __future__ import annotations
@@ -10,6 +16,9 @@ from __future__ import annotations
 import asyncio
 import html
 import json
+import logging
+import os
+import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -21,27 +30,50 @@ from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, JSONResponse, StreamingResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 
+from heron_core.errors import ConfigurationError, HeronError
 from heron_core.ui import _views as views
+from heron_core.ui._actions import ACTIONS, Controller
 from heron_core.ui._tracker import TrackerClient, TrackerError
 
-__all__ = ["create_app"]
+__all__ = ["TOKEN_HEADER", "create_app"]
+
+logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 REFRESH_MS = 5000
 LOG_TAIL_BYTES = 64 * 1024
 TIMELINE_MINUTES = 60
+TOKEN_HEADER = "X-Heron-UI-Token"
+"""The request header carrying the server's token on every action (``POST``)."""
 
 
-def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
+def create_app(
+    tracker_url: str,
+    base_url: str = "",
+    *,
+    config_path: str | os.PathLike[str] | None = None,
+    heron_home: str | os.PathLike[str] | None = None,
+    token: str | None = None,
+) -> FastAPI:
     """The UI as an ASGI app serving under ``base_url`` (e.g. ``""`` or ``"/heron"``).
 
     Args:
         tracker_url: where the tracker answers, e.g. ``http://127.0.0.1:8888``.
         base_url: the path prefix the UI is served under (behind a proxy).
+        config_path: the cluster config directory the actions use (None: as the CLI verbs,
+            ``$HERON_CONFIG_PATH``, else the built-in clusters).
+        heron_home: the heron home the actions use (None: as the CLI verbs).
+        token: the token actions must carry in `TOKEN_HEADER` (None: a new random one; it is
+            ``app.state.token``).
     """
     base = "/" + base_url.strip("/") if base_url.strip("/") else ""
     tracker = TrackerClient(tracker_url)
+    controller = Controller(config_path, heron_home)
+    secret = token or secrets.token_urlsafe(32)
+    acting: dict[tuple[str, str], str] = {}
+    """The action running on each (cluster, topology): one at a time per topology."""
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -50,6 +82,8 @@ def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
 
     app = FastAPI(title="Heron UI", docs_url=None, redoc_url=None, lifespan=lifespan)
     app.state.tracker = tracker
+    app.state.token = secret
+    app.state.controller = controller
     app.mount(f"{base}/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(TrackerError)
@@ -59,23 +93,23 @@ def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
     # --- pages -------------------------------------------------------------------------------
     @app.get(f"{base}/", response_class=HTMLResponse)
     async def list_page() -> HTMLResponse:
-        return _page(base, "Topologies", "list", {})
+        return _page(base, secret, "Topologies", "list", {})
 
     if base:
 
         @app.get(base, include_in_schema=False)
         async def bare_base() -> HTMLResponse:
-            return _page(base, "Topologies", "list", {})
+            return _page(base, secret, "Topologies", "list", {})
 
     @app.get(f"{base}/topologies/{{cluster}}/{{environ}}/{{topology}}")
     async def topology_page(cluster: str, environ: str, topology: str) -> HTMLResponse:
         ids = {"cluster": cluster, "environ": environ, "topology": topology}
-        return _page(base, topology, "topology", ids)
+        return _page(base, secret, topology, "topology", ids)
 
     @app.get(f"{base}/topologies/{{cluster}}/{{environ}}/{{topology}}/instances/{{instance}}/log")
     async def log_page(cluster: str, environ: str, topology: str, instance: str) -> HTMLResponse:
         ids = {"cluster": cluster, "environ": environ, "topology": topology, "instance": instance}
-        return _page(base, f"{instance} log", "log", ids)
+        return _page(base, secret, f"{instance} log", "log", ids)
 
     # --- API ---------------------------------------------------------------------------------
     api = f"{base}/api/topologies"
@@ -290,16 +324,80 @@ def create_app(tracker_url: str, base_url: str = "") -> FastAPI:
             background=BackgroundTask(answer.aclose),
         )
 
+    # --- actions -----------------------------------------------------------------------------
+    @app.post(f"{one}/{{action}}")
+    async def act(
+        cluster: str, environ: str, topology: str, action: str, request: Request
+    ) -> JSONResponse:
+        """Run ``action`` on the topology in a worker thread (the client blocks: a restart
+        waits until the containers run again); the environ is the tracker's and not used.
+
+        Answers 200 with the action's message, 403 without the token, 404 for an unknown
+        action, 409 while another action runs on the topology or when the client refused
+        (no such topology, no scheduler service, ...), 400 for a configuration error (unknown
+        cluster, ...), each with ``{"error": message}``."""
+        given = request.headers.get(TOKEN_HEADER, "")
+        if not secrets.compare_digest(given.encode(), secret.encode()):
+            reason = "without the" if not given else "with a wrong"
+            return _error(
+                f"refused {action!r} of topology {topology!r}: the request came {reason} "
+                f"{TOKEN_HEADER} header (only the UI's own pages may act; reload the page)",
+                403,
+            )
+        if action not in ACTIONS:
+            return _error(f"unknown action {action!r}; the actions are {', '.join(ACTIONS)}", 404)
+        key = (cluster, topology)
+        if key in acting:
+            return _error(
+                f"cannot {action} topology {topology!r} on {cluster!r}: a {acting[key]} of it "
+                "is still running; wait for it to finish",
+                409,
+            )
+        acting[key] = action
+        try:
+            result = await run_in_threadpool(controller.run, action, cluster, topology)
+        except ConfigurationError as exc:
+            return _error(str(exc), 400)
+        except HeronError as exc:
+            return _error(str(exc), 409)
+        except Exception as exc:
+            logger.exception("%s of topology %r on %r failed", action, topology, cluster)
+            return _error(
+                f"{action} of topology {topology!r} on {cluster!r} failed unexpectedly: "
+                f"{type(exc).__name__}: {exc} (see the UI server's log)",
+                500,
+            )
+        finally:
+            del acting[key]
+        return JSONResponse(
+            {
+                "action": action,
+                "cluster": cluster,
+                "topology": topology,
+                "message": result.message,
+                "changed": result.changed,
+                "containers": list(result.containers),
+            }
+        )
+
     return app
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
 
 
 def _ids(cluster: str, environ: str, topology: str) -> dict[str, str]:
     return {"cluster": cluster, "environ": environ, "topology": topology}
 
 
-def _page(base: str, title: str, kind: str, ids: dict[str, str]) -> HTMLResponse:
-    """A page shell: the script for ``kind`` fills ``<main>`` from the API."""
-    config = html.escape(json.dumps({"base": base, "page": kind, "refresh": REFRESH_MS, **ids}))
+def _page(base: str, token: str, title: str, kind: str, ids: dict[str, str]) -> HTMLResponse:
+    """A page shell: the script for ``kind`` fills ``<main>`` from the API; its config holds
+    the token its actions send in `TOKEN_HEADER`."""
+    csrf = {"header": TOKEN_HEADER, "token": token}
+    config = html.escape(
+        json.dumps({"base": base, "page": kind, "refresh": REFRESH_MS, "csrf": csrf, **ids})
+    )
     crumbs = f'<a href="{html.escape(base)}/">Topologies</a>'
     if "topology" in ids:
         href = html.escape(
@@ -322,10 +420,18 @@ def _page(base: str, title: str, kind: str, ids: dict[str, str]) -> HTMLResponse
 <header><a class="brand" href="{html.escape(base)}/">Heron</a><nav>{crumbs}</nav>
 <span id="updated" class="muted"></span></header>
 <div id="error" class="error" role="alert" hidden></div>
+<div id="notice" class="notice" role="status" hidden></div>
 <main id="main"></main>
 <script src="{html.escape(base)}/static/ui.js"></script>
 <script src="{html.escape(base)}/static/{kind}.js"></script>
 </body>
 </html>
 """
-    return HTMLResponse(body)
+    # no-store: the token changes with each server; no framing: no click on Kill from a page
+    # that hides the UI in a frame
+    headers = {
+        "Cache-Control": "no-store",
+        "X-Frame-Options": "DENY",
+        "Content-Security-Policy": "frame-ancestors 'none'",
+    }
+    return HTMLResponse(body, headers=headers)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import socket
 from collections.abc import Callable
@@ -21,12 +22,18 @@ def serve(
     port: int = 8889,
     address: str = "127.0.0.1",
     base_url: str = "",
+    config_path: str | os.PathLike[str] | None = None,
+    heron_home: str | os.PathLike[str] | None = None,
     announce: Callable[[str], None] = print,
 ) -> None:
     """Serve the UI over the tracker at ``tracker_url`` until SIGINT or SIGTERM.
 
     The socket is bound first, then ``announce`` gets the URL it answers on (with the real
     port when ``port`` is 0); uvicorn then serves it and returns after a graceful shutdown.
+    The topology page's actions (activate, deactivate, restart, kill) use the clusters of
+    ``config_path`` and the heron home ``heron_home`` (None: as the CLI verbs); an action
+    under way when the signal comes runs to its end before the process exits (its worker
+    thread is not a daemon), so a kill is not left half done.
 
     Raises:
         ConfigurationError: ``tracker_url`` is not an http(s) URL, or the address cannot be
@@ -49,7 +56,7 @@ def serve(
     bound = sock.getsockname()[1]
     base = "/" + base_url.strip("/") if base_url.strip("/") else ""
     host = f"[{address}]" if ":" in address else address
-    app = create_app(tracker_url, base)
+    app = create_app(tracker_url, base, config_path=config_path, heron_home=heron_home)
     server = uvicorn.Server(
         uvicorn.Config(
             app, log_level="warning", access_log=False, lifespan="on", timeout_graceful_shutdown=5

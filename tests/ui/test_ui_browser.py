@@ -1,5 +1,7 @@
 """Issue 17 item 6: ``heron ui`` over a real ``heron tracker`` over a real topology, looked at in
 a real headless Chromium (Debian's ``chromium`` and ``chromium-driver``; CI installs them).
+The last tests click the topology page's Deactivate, Activate, Restart and Kill buttons and
+check what they did in the cluster's state.
 
 Every test runs twice: with the topology on the ``local`` cluster (localfs state) and on
 ``localzk`` (the session's real ZooKeeper server)."""
@@ -26,17 +28,24 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
 from ui_components import FlakyBolt, TallyBolt, WordSpout
 
 from heron_core.api import Grouping, TopologyBuilder
+from heron_core.client import cluster_state, kill, topology_processes
+from heron_core.proto import topology_pb2
 from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import PipeLines, isolated_home
+from heron_core.testing.processes import PipeLines, isolated_home, run_command
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 NAME = "uiflaky"
+SUBMITTED = "uicontrol"
+"""The topology submitted with ``heron submit`` (it has a scheduler service) for the Restart
+and Kill buttons."""
+HERON = [sys.executable, "-c", "from heron_core.cli.main import main; main()"]
 WAIT_S = 180.0
 """Deadline of each browser wait: metrics reach the tmanager every second, a chart's first
 minute bucket and the first exception take longer on a busy machine."""
@@ -50,7 +59,7 @@ class Daemon:
     """A ``heron`` verb run as a real process; its announced URL; stopped by pid."""
 
     def __init__(self, args: list[str], announced: str) -> None:
-        argv = [sys.executable, "-c", "from heron_core.cli.main import main; main()", *args]
+        argv = [*HERON, *args]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.argv = argv
         self.proc = subprocess.Popen(
@@ -170,13 +179,44 @@ def topology(
 
 
 @pytest.fixture(scope="module")
+def submitted(
+    cluster: str,
+    clusters: tuple[Path, dict[str, Any]],
+    home: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[str]:
+    """`SUBMITTED` on ``cluster``, submitted with ``heron submit`` (so it has a scheduler
+    service, which restarts it); killed at the end unless a test killed it."""
+    code = tmp_path_factory.mktemp("submitted-code")
+    shutil.copy(HERE / "ui_components.py", code)
+    where = ["--config-path", str(clusters[0]), "--heron-home", str(home)]
+    spec = f"{code / 'ui_components.py'}:QuietWords"
+    done = run_command(
+        [*HERON, "submit", cluster, spec, "--name", SUBMITTED, *where], timeout=WAIT_S
+    )
+    assert done.returncode == 0, f"heron submit failed:\n{done.stdout}\n{done.stderr}"
+    try:
+        yield SUBMITTED
+    finally:
+        if _stored(cluster, clusters[0], home, SUBMITTED) is not None:
+            kill(cluster, SUBMITTED, clusters[0], heron_home=home)
+
+
+def _stored(cluster: str, config_path: Path, home: Path, name: str) -> topology_pb2.Topology | None:
+    """Topology ``name`` as the cluster's state manager holds it now (None: not there)."""
+    with cluster_state(cluster, config_path, heron_home=home) as (_, state):
+        return state.get_topology(name)
+
+
+@pytest.fixture(scope="module")
 def ui(home: Path, clusters: tuple[Path, dict[str, Any]], topology: TopologyRun) -> Iterator[str]:
-    """``heron tracker`` (over the clusters of `clusters`) and ``heron ui`` as processes on free
-    ports, stopped by pid; the UI's URL."""
+    """``heron tracker`` (over the clusters of `clusters`) and ``heron ui`` (whose actions use
+    the same clusters and heron home) as processes on free ports, stopped by pid; the UI's
+    URL."""
     config = ["--config-path", str(clusters[0]), "--heron-home", str(home)]
     tracker = Daemon(["tracker", "--port", "0", *config], "serving ")
     try:
-        ui = Daemon(["ui", "--port", "0", "--tracker-url", tracker.url], "listening on ")
+        ui = Daemon(["ui", "--port", "0", "--tracker-url", tracker.url, *config], "listening on ")
         try:
             yield ui.url
         finally:
@@ -367,4 +407,153 @@ def test_unknown_topology_shows_the_trackers_message(
             d.find_element(By.ID, "error").is_displayed()
             and "no-such-topology" in d.find_element(By.ID, "error").text
         ),
+    )
+
+
+# --- the actions ------------------------------------------------------------------------------
+
+
+def _button(driver: WebDriver, action: str) -> Any:
+    return driver.find_element(By.CSS_SELECTOR, f'#actions button[data-action="{action}"]')
+
+
+def _click_and_answer(driver: WebDriver, action: str, *, accept: bool = True) -> str:
+    """Click the ``action`` button once it is enabled and answer its confirmation dialog;
+    the dialog's text."""
+    _wait(driver, f"the {action} button enabled", lambda d: _button(d, action).is_enabled())
+    _button(driver, action).click()
+    WebDriverWait(driver, WAIT_S).until(expected_conditions.alert_is_present())
+    alert = driver.switch_to.alert
+    text = alert.text
+    if accept:
+        alert.accept()
+    else:
+        alert.dismiss()
+    return text
+
+
+def _result(driver: WebDriver, state: str, text: str) -> None:
+    """Wait until the message beside the buttons is ``text`` (or contains it) in ``state``
+    (``ok`` or ``error``)."""
+
+    def shown(d: WebDriver) -> bool:
+        box = d.find_element(By.ID, "action-result")
+        return box.get_attribute("data-state") == state and text in box.text
+
+    _wait(driver, f"{state} message {text!r} beside the buttons", shown)
+
+
+def _status(driver: WebDriver, status: str) -> None:
+    _wait(
+        driver,
+        f"status {status}",
+        lambda d: d.find_element(By.ID, "status").get_attribute("data-status") == status,
+    )
+
+
+def test_deactivate_and_activate_buttons_change_the_topologys_state(
+    ui: str, cluster: str, browser: WebDriver, topology: TopologyRun
+) -> None:
+    browser.get(_topology_url(ui, cluster))
+    _status(browser, "running")
+    assert not _button(browser, "activate").is_enabled()  # it runs already
+    # a dismissed confirmation does nothing
+    text = _click_and_answer(browser, "deactivate", accept=False)
+    assert text.startswith(f'Deactivate topology "{NAME}" on cluster "{cluster}"?'), text
+    assert browser.find_element(By.ID, "action-result").text == ""
+    assert topology.state.get_topology(NAME).state == topology_pb2.RUNNING
+
+    _click_and_answer(browser, "deactivate")
+    _result(browser, "ok", f"deactivated topology '{NAME}' on '{cluster}'")
+    assert topology.state.get_topology(NAME).state == topology_pb2.PAUSED
+    _status(browser, "paused")  # as the tracker reports it
+    assert not _button(browser, "deactivate").is_enabled()
+
+    _click_and_answer(browser, "activate")
+    _result(browser, "ok", f"activated topology '{NAME}' on '{cluster}'")
+    assert topology.state.get_topology(NAME).state == topology_pb2.RUNNING
+    _status(browser, "running")
+    assert not browser.find_element(By.ID, "error").is_displayed()
+
+
+def test_restart_button_shows_why_a_topology_of_heron_run_cannot_restart(
+    ui: str, cluster: str, browser: WebDriver, topology: TopologyRun
+) -> None:
+    """TopologyRun starts a topology as ``heron run`` does: no scheduler service."""
+    browser.get(_topology_url(ui, cluster))
+    _status(browser, "running")
+    tmanager = topology.state.get_tmanager_location(NAME)
+    _click_and_answer(browser, "restart")
+    _result(browser, "error", f"topology '{NAME}' on cluster '{cluster}' has no scheduler service")
+    _wait(browser, "the buttons enabled again", lambda d: _button(d, "restart").is_enabled())
+    assert topology.state.get_tmanager_location(NAME) == tmanager  # nothing was restarted
+    _status(browser, "running")
+
+
+def _stmgr_pids(cluster: str, config_path: Path, home: Path, name: str) -> dict[int, int]:
+    with cluster_state(cluster, config_path, heron_home=home) as (_, state):
+        plan = state.get_physical_plan(name)
+        return {} if plan is None else {s.container_id: s.pid for s in plan.stmgrs}
+
+
+def test_restart_button_restarts_a_submitted_topology(
+    ui: str,
+    cluster: str,
+    browser: WebDriver,
+    submitted: str,
+    clusters: tuple[Path, dict[str, Any]],
+    home: Path,
+) -> None:
+    browser.get(f"{ui}/topologies/{cluster}/default/{submitted}")
+    _status(browser, "running")
+    before = _stmgr_pids(cluster, clusters[0], home, submitted)
+    assert before, "the submitted topology has no physical plan"
+    _click_and_answer(browser, "restart")
+    _result(browser, "ok", f"restarted topology '{submitted}' on '{cluster}' (containers 0, 1)")
+    after = _stmgr_pids(cluster, clusters[0], home, submitted)
+    assert after.keys() == before.keys() and not set(after.values()) & set(before.values())
+    _status(browser, "running")
+
+
+def test_kill_button_kills_a_submitted_topology(
+    ui: str,
+    cluster: str,
+    browser: WebDriver,
+    submitted: str,
+    clusters: tuple[Path, dict[str, Any]],
+    home: Path,
+) -> None:
+    browser.get(f"{ui}/topologies/{cluster}/default/{submitted}")
+    _status(browser, "running")
+    stored = _stored(cluster, clusters[0], home, submitted)
+    assert stored is not None
+    assert topology_processes(stored.id)
+    text = _click_and_answer(browser, "kill", accept=False)
+    assert "This cannot be undone." in text, text
+    assert _stored(cluster, clusters[0], home, submitted) is not None
+
+    _click_and_answer(browser, "kill")
+    # the page goes to the list, which says what happened
+    _wait(
+        browser,
+        "the list page with the kill's notice",
+        lambda d: (
+            d.find_element(By.ID, "notice").is_displayed()
+            and d.find_element(By.ID, "notice").text
+            == f"killed topology '{submitted}' on '{cluster}'"
+        ),
+    )
+    assert browser.current_url == f"{ui}/"
+    assert _stored(cluster, clusters[0], home, submitted) is None
+    assert topology_processes(stored.id) == []
+    row = 'tr.topology[data-name="{}"]'
+    _wait(
+        browser,
+        "the flaky topology listed",
+        lambda d: d.find_elements(By.CSS_SELECTOR, row.format(NAME)),
+    )
+    _wait(
+        browser,
+        "the killed topology gone from the list",
+        lambda d: not d.find_elements(By.CSS_SELECTOR, row.format(submitted)),
     )

@@ -24,6 +24,10 @@ def test_help_explains_every_flag() -> None:
     assert done.returncode == 0
     for flag in ("--tracker-url", "--port", "--address", "--base-url"):
         assert flag in done.stdout
+    # the actions' cluster config, named and defaulted as the other verbs' flags
+    for flag in ("--config-path DIRECTORY", "--heron-home DIRECTORY", "$HERON_CONFIG_PATH"):
+        assert flag in done.stdout
+    assert "Activate, Deactivate, Restart and Kill" in done.stdout
     assert "8889" in done.stdout and "127.0.0.1" in done.stdout
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from heron_core.api import Bolt, Spout, Tuple
+from heron_core.api import Bolt, Grouping, Spout, Topology, Tuple
 from heron_core.api.metrics import CountMetric
 
 FAIL_EVERY = 400
@@ -56,3 +56,12 @@ class TallyBolt(Bolt):
     def process(self, tup: Tuple) -> None:
         word = tup.values[0]
         self.counts[word] = self.counts.get(word, 0) + 1
+
+
+class QuietWords(Topology):
+    """Words into a tally, in one container: what the UI tests submit with ``heron submit``
+    (``ui_components.py:QuietWords``) to restart and kill it from the UI."""
+
+    config = {"topology.stmgrs": 1}
+    words = WordSpout.spec(par=1)
+    tally = TallyBolt.spec(par=1, inputs={words: Grouping.fields("word")})

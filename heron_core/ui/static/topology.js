@@ -2,7 +2,8 @@
 "use strict";
 
 (() => {
-  const { el, svg, api, apiPath, pagePath, config, section, renderInto, every, number } = HeronUI;
+  const { el, svg, api, post, apiPath, pagePath, config, section, renderInto, every, number,
+          noticeForNextPage } = HeronUI;
   const COLORS = ["#2f6fba", "#e8792b", "#12b76a", "#d92d20", "#7a5af8", "#0e9384", "#c11574",
                   "#667085", "#ca8504", "#1d2939"];
   const LABELS = { emitted: "Emitted", executed: "Executed", acked: "Acked", failed: "Failed",
@@ -12,6 +13,72 @@
   main.append(el("h1", { class: "title" }, config.topology, " ",
                  el("span", { id: "status", class: "status" }, "…")),
               el("p", { class: "muted" }, `cluster ${config.cluster} · environ ${config.environ}`));
+
+  // --- actions ----------------------------------------------------------------------------
+  // Each asks for confirmation, then POSTs to the UI server, which does what the `heron` verb
+  // of that name does; its answer (or refusal) is shown beside the buttons.
+  const named = `topology "${config.topology}" on cluster "${config.cluster}"`;
+  const ACTIONS = [
+    { name: "activate", label: "Activate", doing: "Activating",
+      confirm: `Activate ${named}? Its spouts start emitting again.` },
+    { name: "deactivate", label: "Deactivate", doing: "Deactivating",
+      confirm: `Deactivate ${named}? Its spouts stop emitting until it is activated again; ` +
+               "tuples already emitted finish." },
+    { name: "restart", label: "Restart", doing: "Restarting",
+      confirm: `Restart ${named}? Every container's processes are stopped and started again.` },
+    { name: "kill", label: "Kill", doing: "Killing", danger: true,
+      confirm: `Kill ${named}? All its processes stop and its state and working directory ` +
+               "are deleted. This cannot be undone." },
+  ];
+  let status = null;
+  let busy = false;
+  const result = el("span", { id: "action-result", class: "action-result", role: "status" });
+  const buttons = ACTIONS.map((a) => el("button", {
+    type: "button", class: a.danger ? "action danger" : "action", "data-action": a.name,
+    onclick: () => act(a),
+  }, a.label));
+  main.append(el("div", { class: "actions", id: "actions" }, buttons, result));
+
+  /** Enable the buttons that make sense in the topology's status (all when it is unknown). */
+  function updateButtons() {
+    for (const button of buttons) {
+      const action = button.dataset.action;
+      button.disabled = busy || (action === "activate" && status === "running") ||
+                        (action === "deactivate" && status === "paused");
+    }
+  }
+
+  function showResult(state, text) {
+    result.dataset.state = state;
+    result.textContent = text;
+  }
+
+  async function act(action) {
+    if (busy || !window.confirm(action.confirm)) return;
+    busy = true;
+    updateButtons();
+    showResult("pending", `${action.doing} ${config.topology}…`);
+    let answer;
+    try {
+      answer = await post(apiPath(`/${action.name}`));
+    } catch (err) {
+      showResult("error", err.message);
+      busy = false;
+      updateButtons();
+      return;
+    }
+    if (action.name === "kill") {  // gone: say so on the list (the buttons stay disabled)
+      showResult("ok", answer.message);
+      noticeForNextPage(answer.message);
+      window.location.assign(pagePath(""));
+      return;
+    }
+    showResult("ok", answer.message);
+    busy = false;
+    updateButtons();
+    refresh();  // the tracker shows the new state (the periodic refresh catches up if late)
+  }
+
   const dagBody = section("dag", "Logical plan");
   const countersBody = section("counters", "Components");
   const chartsBody = section("charts", "Over time (minutely)");
@@ -183,15 +250,18 @@
       })));
   }
 
-  every([
+  const refresh = every([
     { name: "Logical and physical plan", onError: (err) => { failed(dagBody)(err); failed(physicalBody)(err); },
       load: async () => {
         const t = await api(apiPath(""));
         renderInto(dagBody, () => drawDag(t.dag));
         renderInto(physicalBody, () => drawPhysical(t.physical_plan));
-        const status = document.getElementById("status");
-        status.textContent = t.status;
-        status.className = `status ${t.status}`;
+        const badge = document.getElementById("status");
+        badge.textContent = t.status;
+        badge.className = `status ${t.status}`;
+        badge.dataset.status = t.status;
+        status = t.status;
+        updateButtons();
       } },
     { name: "Counters", onError: failed(countersBody),
       load: async () => { lastMetrics = await api(apiPath("/metrics")); renderInto(countersBody, drawCounters); } },

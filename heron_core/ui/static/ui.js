@@ -41,10 +41,24 @@ const HeronUI = (() => {
   }
 
   /** GET JSON from the UI's API; throws an Error whose message is readable. */
-  async function api(path) {
+  function api(path) {
+    return request(path, { headers: { Accept: "application/json" } });
+  }
+
+  /**
+   * POST to one of the UI's actions with the server's token (config.csrf); the JSON answer,
+   * or an Error with the server's message (e.g. the client's "no topology ..." refusal).
+   */
+  function post(path) {
+    const headers = { Accept: "application/json" };
+    if (config.csrf) headers[config.csrf.header] = config.csrf.token;
+    return request(path, { method: "POST", headers });
+  }
+
+  async function request(path, init) {
     let response;
     try {
-      response = await fetch(path, { headers: { Accept: "application/json" } });
+      response = await fetch(path, init);
     } catch (err) {
       throw new Error(`The Heron UI server cannot be reached (${err.message}).`);
     }
@@ -91,10 +105,14 @@ const HeronUI = (() => {
 
   /**
    * Call each loader now and again every config.refresh ms; a loader that throws shows its
-   * message in its section (`onError`) and the banner; success clears both.
+   * message in its section (`onError`) and the banner; success clears both. Returns
+   * `refresh()`, which loads again now (after the round in flight, if any).
    */
   function every(loaders) {
     const errors = new Map();
+    let timer = null;
+    let round = null;
+    let again = false;
     async function tick() {
       await Promise.all(loaders.map(async (loader) => {
         try {
@@ -108,9 +126,53 @@ const HeronUI = (() => {
       showError(errors.size ? [...errors.values()].join("\n") : null);
       document.getElementById("updated").textContent =
         `updated ${new Date().toLocaleTimeString()} · refresh every ${config.refresh / 1000}s`;
-      setTimeout(tick, config.refresh);
     }
-    tick();
+    function refresh() {
+      if (round) {
+        again = true;
+        return round;
+      }
+      clearTimeout(timer);
+      round = (async () => {
+        do {
+          again = false;
+          await tick();
+        } while (again);
+      })().finally(() => {
+        round = null;
+        timer = setTimeout(refresh, config.refresh);
+      });
+      return round;
+    }
+    refresh();
+    return refresh;
+  }
+
+  const NOTICE_KEY = "heron-ui-notice";
+
+  /** Keep a message for the next page this tab opens (e.g. the list, after a kill). */
+  function noticeForNextPage(message) {
+    try {
+      sessionStorage.setItem(NOTICE_KEY, message);
+    } catch (err) {
+      /* storage disabled: the next page shows no notice */
+    }
+  }
+
+  /** Show (once) the message a previous page kept with noticeForNextPage in #notice. */
+  function showKeptNotice() {
+    let message = null;
+    try {
+      message = sessionStorage.getItem(NOTICE_KEY);
+      sessionStorage.removeItem(NOTICE_KEY);
+    } catch (err) {
+      message = null;
+    }
+    const box = document.getElementById("notice");
+    if (box && message) {
+      box.textContent = message;
+      box.hidden = false;
+    }
   }
 
   /** A number for a table cell: integers with separators, others with 2 decimals; – if none. */
@@ -121,6 +183,7 @@ const HeronUI = (() => {
                                            minimumFractionDigits: digits });
   }
 
-  return { config, el, svg, api, apiPath, pagePath, showError, section, renderInto, every,
-           number };
+  showKeptNotice();
+  return { config, el, svg, api, post, apiPath, pagePath, showError, section, renderInto, every,
+           number, noticeForNextPage };
 })();
