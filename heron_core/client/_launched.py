@@ -19,7 +19,11 @@ def remember(proc: subprocess.Popen[bytes]) -> None:
 
 
 def reap(pid: int) -> None:
-    """Wait for the launched process ``pid`` (a no-op for any other pid)."""
+    """Wait for the launched process ``pid`` (a no-op for any other pid), and collect every
+    launched process that has exited (a supervisor whose service ``pid`` was)."""
     proc = _LAUNCHED.pop(pid, None)
     if proc is not None:
         proc.wait()
+    for other in list(_LAUNCHED.values()):
+        if other.poll() is not None:
+            del _LAUNCHED[other.pid]

@@ -231,7 +231,10 @@ def _launch_service(deployment: Deployment) -> tuple[subprocess.Popen[bytes], in
     """Start the scheduler service; returns it and the read end of its report pipe."""
     read_fd, write_fd = os.pipe()
     argv = service_argv(
-        deployment.runtime, state_config_json(deployment.config), report_fd=write_fd
+        deployment.runtime,
+        state_config_json(deployment.config),
+        report_fd=write_fd,
+        supervise=True,
     )
     root = deployment.working_dir
     try:

@@ -22,11 +22,15 @@ import json
 import logging
 import os
 import signal
+import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
+
+import psutil
 
 from heron_core import errors
 from heron_core.config import config_from_proto
@@ -55,6 +59,12 @@ log = logging.getLogger("heron_core.scheduler.service")
 MODULE = "heron_core.scheduler"
 
 _PLAN_POLL_SECS = 0.25
+_SUPERVISE = "--supervise"
+_RESTART_DELAY_SECS = 1.0
+_MAX_RESTARTS = 10
+"""How many times in a row the supervisor starts a service that was killed again (a
+service that then ran for ``_STEADY_SECS`` ends the streak)."""
+_STEADY_SECS = 60.0
 
 
 def service_argv(
@@ -62,8 +72,10 @@ def service_argv(
     state_config: str,
     command_prefix: Sequence[str] = (sys.executable, "-m"),
     report_fd: int | None = None,
+    supervise: bool = False,
 ) -> list[str]:
-    """The command line of the scheduler service for ``runtime``'s topology.
+    """The command line of the scheduler service for ``runtime``'s topology; with
+    ``supervise``, of its supervisor (see `main`).
 
     >>> rt = TopologyRuntime("wc", "wc-1", "local", Path("/w"))
     >>> service_argv(rt, "{}", ("py", "-m"))[:4]
@@ -87,6 +99,8 @@ def service_argv(
     ]
     if report_fd is not None:
         argv += ["--report-fd", str(report_fd)]
+    if supervise:
+        argv.append(_SUPERVISE)
     return argv
 
 
@@ -180,6 +194,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="a file descriptor to report progress, running and errors on (JSON lines)",
     )
+    parser.add_argument(
+        _SUPERVISE,
+        action="store_true",
+        help="run the service as a child and start a new one whenever a signal other than "
+        "SIGTERM/SIGINT kills it (kill -9): the new service starts the containers again",
+    )
     return parser
 
 
@@ -252,6 +272,11 @@ def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
             scheduler.initialize(config, runtime)
             scheduler.on_schedule(plan)
             location = scheduler_pb2.SchedulerLocation(topology_name=name, pid=os.getpid())
+            stale = state.get_scheduler_location(name)
+            if stale is not None and stale.pid and not psutil.pid_exists(stale.pid):
+                # a killed predecessor's, whose ZooKeeper session has not expired yet
+                log.info("removing the location of a scheduler that is gone (pid %d)", stale.pid)
+                state.delete_scheduler_location(name)
             state.set_scheduler_location(name, location)
             log.info("scheduler of %r is up (pid %d)", name, os.getpid())
             reporter.send("progress", "waiting for every container to run")
@@ -268,9 +293,76 @@ def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
     return 0
 
 
+def _without_report_fd(argv: Sequence[str]) -> list[str]:
+    """``argv`` without ``--report-fd N``.
+
+    >>> _without_report_fd(["--cluster", "local", "--report-fd", "5", "--supervise"])
+    ['--cluster', 'local', '--supervise']
+    """
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--report-fd":
+            skip = True
+        else:
+            out.append(arg)
+    return out
+
+
+def _supervise(argv: Sequence[str], name: str, report_fd: int | None) -> int:
+    """Run the service (``argv`` without ``--supervise``) as a child; when a signal other
+    than SIGTERM/SIGINT kills it (its executors die with it), start a new one, which starts
+    the containers again (with acking on, the trees they held are replayed) and publishes its
+    own location. Only the first child gets ``--report-fd``. SIGTERM/SIGINT are passed on;
+    returns the child's exit code once it ends by itself."""
+    service = [a for a in argv if a != _SUPERVISE]
+    command = [sys.executable, "-m", MODULE]
+    streak = 0
+    with StopSignals(wake_on_child_exit=True) as stop:
+        while True:
+            started = time.monotonic()
+            proc = subprocess.Popen([*command, *service], stdin=subprocess.DEVNULL, close_fds=False)
+            log.info("supervising the scheduler service of %r (pid %d)", name, proc.pid)
+            if report_fd is not None:  # the first service reports; the client reads its EOF
+                os.close(report_fd)
+                report_fd = None
+            service = _without_report_fd(service)
+            while proc.poll() is None:
+                if stop.requested:
+                    proc.send_signal(signal.SIGTERM)
+                    return proc.wait()
+                stop.wait(1.0)
+            code = proc.returncode
+            if stop.requested or code >= 0 or -code in (signal.SIGTERM, signal.SIGINT):
+                return code if code >= 0 else 0
+            streak = 1 if time.monotonic() - started >= _STEADY_SECS else streak + 1
+            if streak > _MAX_RESTARTS:
+                log.error(
+                    "the scheduler service of %r was killed %d times in a row: giving up",
+                    name,
+                    streak,
+                )
+                return 1
+            log.warning(
+                "the scheduler service of %r (pid %d) was killed by %s: starting a new one",
+                name,
+                proc.pid,
+                signal.Signals(-code).name,
+            )
+            stop.wait(_RESTART_DELAY_SECS * streak)
+            if stop.requested:
+                return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the service; returns 0 after SIGTERM/SIGINT, 1 when it cannot start."""
+    """Run the service; returns 0 after SIGTERM/SIGINT, 1 when it cannot start. With
+    ``--supervise``, supervise it instead (`_supervise`)."""
     args = _parser().parse_args(argv)
+    if args.supervise:
+        configure_daemon_logging(args.topology_name, "scheduler-supervisor")
+        given = sys.argv[1:] if argv is None else list(argv)
+        return _supervise(given, args.topology_name, args.report_fd)
     configure_daemon_logging(args.topology_name, "scheduler")
     reporter = _Reporter(args.report_fd)
     try:
