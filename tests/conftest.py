@@ -58,16 +58,47 @@ def zk_config(
     """A config for ``create_state_manager`` on the session's ZooKeeper, under a fresh root
     path per test. When the test fails, the server's log written during it is printed."""
     log_start = len(zookeeper_server.log_text())
-    yield {
+    yield _zk_state_config(zookeeper_server)
+    if _failed(request.node):
+        print(f"--- ZooKeeper server log during {request.node.nodeid} ---")
+        print(zookeeper_server.log_text()[log_start:])
+
+
+@pytest.fixture
+def private_zookeeper(request: pytest.FixtureRequest) -> Iterator[ZooKeeperServer]:
+    """A ZooKeeper server of the test's own (a free port, an empty data directory), for a
+    test that stops and restarts it (`ZooKeeperServer.stop_process`, then `start`: same port,
+    same data). Killed by pid after the test, its log printed when the test failed. Slower
+    than `zk_config` (a JVM per test): take it only to restart the server."""
+    server = ZooKeeperServer()
+    try:
+        server.start()
+    except ZooKeeperServerError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield server
+    finally:
+        server.stop()
+        if _failed(request.node):
+            print(f"--- private ZooKeeper server log of {request.node.nodeid} ---")
+            print(server.log_text())
+
+
+@pytest.fixture
+def private_zk_config(private_zookeeper: ZooKeeperServer) -> dict[str, Any]:
+    """Like `zk_config`, on `private_zookeeper`."""
+    return _zk_state_config(private_zookeeper)
+
+
+def _zk_state_config(server: ZooKeeperServer) -> dict[str, Any]:
+    """A config for ``create_state_manager`` on ``server``, under a fresh root path."""
+    return {
         "heron.class.state.manager": "zookeeper",
-        "heron.statemgr.connection.string": zookeeper_server.connection_string,
+        "heron.statemgr.connection.string": server.connection_string,
         "heron.statemgr.root.path": f"/t-{uuid.uuid4().hex}",
         "heron.statemgr.zookeeper.session.timeout.ms": 30000,
         "heron.statemgr.zookeeper.connection.timeout.ms": 10000,
     }
-    if _failed(request.node):
-        print(f"--- ZooKeeper server log during {request.node.nodeid} ---")
-        print(zookeeper_server.log_text()[log_start:])
 
 
 @pytest.fixture(scope="session")

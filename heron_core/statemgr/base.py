@@ -109,9 +109,13 @@ class StateManager(ABC):
     ``set_*`` creates or overwrites a node, ``get_*`` returns its message or None when absent,
     ``delete_*`` removes it (deleting an absent node is a no-op). The tmanager and scheduler
     locations are *ephemeral*: they belong to the manager that set them and disappear when it
-    closes or its process or session dies; setting one that another live manager owns raises
+    closes or its process dies; setting one that another live manager owns raises
     :class:`StateManagerError` (a second tmanager must not steal the first one's place), while
-    any manager may delete one (that is how ``kill`` and ``restart`` clear them).
+    any manager may delete one (that is how ``kill`` and ``restart`` clear them). A store whose
+    sessions can end while the process lives (a ZooKeeper session expiry) loses them then; the
+    manager creates them again in its new session unless another live manager took the node
+    meanwhile, so a daemon keeps its place without rebuilding its manager. A call that cannot
+    reach the store raises :class:`StateManagerError`; the next call may succeed again.
 
     Subclasses implement the primitives below; the shared contract is checked by
     ``heron_core.testing.statemgr_conformance``.

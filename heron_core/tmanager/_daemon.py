@@ -21,10 +21,17 @@ from heron_core.errors import (
     TopologyValidationError,
 )
 from heron_core.network import Transport, encode
-from heron_core.proto import common_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
+from heron_core.proto import (
+    common_pb2,
+    packing_plan_pb2,
+    physical_plan_pb2,
+    tmanager_pb2,
+    topology_pb2,
+)
 from heron_core.statemgr import StateManager
 from heron_core.tmanager._metrics_cache import MetricsCache, planned_instances
 from heron_core.tmanager._registration import StMgrRegistry
+from heron_core.tmanager._state_writes import PendingWrites
 from heron_core.tmanager._stats_server import StatsServer
 from heron_core.tmanager._stmgr_server import StMgrServer
 
@@ -47,6 +54,13 @@ class TManager:
     It then closes its sockets (linger 0) and deletes its location node if that is still its
     own. It never starts or closes ``state``: its owner does.
 
+    While serving, the state manager may fail for a while (a ZooKeeper server restarting, a
+    session expiring) without stopping the tmanager: the physical plan and the run state are
+    sent to the stream managers at once, and their writes to ``state`` are kept and made again
+    until stored (`PendingWrites`); the location node, which an expired ZooKeeper session
+    takes with it, is created again by the state manager in its new session (see
+    `ZooKeeperStateManager`), so stream managers watching it find this tmanager again.
+
     Args:
         state: a started state manager.
         topology_name: the topology served; its stored logical plan must carry this name.
@@ -58,7 +72,8 @@ class TManager:
         clock: monotonic seconds; every deadline and heartbeat time is read from it.
         startup_timeout: seconds to wait for each start-up condition (topology, packing plan,
             a stale location node to go away).
-        retry_interval: seconds between start-up attempts.
+        retry_interval: seconds between start-up attempts, and the first back-off of a
+            failed write while serving.
 
     >>> import tempfile
     >>> from heron_core.statemgr import LocalFileSystemStateManager
@@ -248,16 +263,11 @@ class TManager:
         )
         server_socket, server_port = self._bind(transport, "stream manager port")
         stats_socket, stats_port = self._bind(transport, "stats port")
-        stmgrs = StMgrServer(
-            server_socket,
-            registry,
-            cache,
-            lambda plan: self._state.set_physical_plan(self._name, plan),
-            self._clock,
-        )
+        writes = PendingWrites(self._clock, retry_interval=self._retry_interval)
+        stmgrs = StMgrServer(server_socket, registry, cache, self._store_plan(writes), self._clock)
 
         def change_state(state: topology_pb2.TopologyState.ValueType) -> common_pb2.Status:
-            return self._change_state(registry, stmgrs, state)
+            return self._change_state(registry, stmgrs, writes, state)
 
         stats = StatsServer(stats_socket, cache, change_state)
         location = tmanager_pb2.TManagerLocation(
@@ -282,7 +292,10 @@ class TManager:
         for readable in (stmgrs.socket, stats.socket, self._wake_reader):
             poller.register(readable, zmq.POLLIN)
         while not self._stopping:
-            deadline = registry.next_silence(silence)
+            deadlines = [
+                d for d in (registry.next_silence(silence), writes.next_due) if d is not None
+            ]
+            deadline = min(deadlines, default=None)
             wait_ms = None if deadline is None else math.ceil(1000 * (deadline - self._clock()))
             events = dict(poller.poll(None if wait_ms is None else max(wait_ms, 0)))
             if stmgrs.socket in events:
@@ -294,18 +307,35 @@ class TManager:
                     self._wake_reader.recv(4096)  # wake-ups: stop() or a signal's byte
             for sid in registry.newly_silent(self._clock(), silence):
                 logger.warning("%s has sent no heartbeat for %g s", sid, silence)
+            writes.flush()
         logger.info("stopping")
+        if writes.pending:
+            logger.warning("stopping with writes not stored: %s", ", ".join(writes.pending))
         return 0
+
+    def _store_plan(
+        self, writes: PendingWrites
+    ) -> Callable[[physical_plan_pb2.PhysicalPlan], None]:
+        """How the stream manager server persists a new physical plan: through ``writes``."""
+
+        def store(plan: physical_plan_pb2.PhysicalPlan) -> None:
+            writes.put(
+                f"pplans/{self._name}", lambda: self._state.set_physical_plan(self._name, plan)
+            )
+
+        return store
 
     def _change_state(
         self,
         registry: StMgrRegistry,
         stmgrs: StMgrServer,
+        writes: PendingWrites,
         state: topology_pb2.TopologyState.ValueType,
     ) -> common_pb2.Status:
         """Activate (RUNNING) or deactivate (PAUSED): store the topology and the plan with the
-        new state, then re-broadcast the plan (before every stream manager has registered, the
-        first plan carries it)."""
+        new state (or keep the writes for later, when the state manager fails), then
+        re-broadcast the plan (before every stream manager has registered, the first plan
+        carries it)."""
         name = topology_pb2.TopologyState.Name(state) if state in _STATE_NAMES else str(state)
         if state not in (topology_pb2.RUNNING, topology_pb2.PAUSED):
             return common_pb2.Status(
@@ -323,12 +353,18 @@ class TManager:
                 status=already, message=f"topology {self._name!r} is already {name}"
             )
         plan = registry.set_state(state)
-        self._state.set_topology(self._name, registry.topology)
+        topology = registry.topology
+        writes.put(
+            f"topologies/{self._name}", lambda: self._state.set_topology(self._name, topology)
+        )
         if plan is not None:
-            self._state.set_physical_plan(self._name, plan)
+            self._store_plan(writes)(plan)
             stmgrs.send_plan(plan)
         logger.info("topology %r is now %s", self._name, name)
-        return common_pb2.Status(status=common_pb2.OK, message=f"topology {self._name!r}: {name}")
+        later = " (stored once the state manager answers)" if writes.pending else ""
+        return common_pb2.Status(
+            status=common_pb2.OK, message=f"topology {self._name!r}: {name}{later}"
+        )
 
     def _shutdown(self) -> None:
         for sock in self._sockets:

@@ -1,10 +1,10 @@
 """The ZooKeeper state manager against a real server: the conformance suite, its znode layout,
-a lost session and an unreachable server."""
+and an unreachable server (sessions that expire and servers that restart:
+``test_statemgr_zk_recovery.py``)."""
 
 from __future__ import annotations
 
 import socket
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -62,27 +62,6 @@ def test_zookeeper_layout_and_ephemeral_znodes(
         assert stat.ephemeralOwner == sm._client.client_id[0]
     assert kazoo.exists(f"{root}/tmanagers/wc") is None
     assert kazoo.exists(f"{root}/topologies/wc") is not None
-
-
-@pytest.mark.zookeeper
-def test_zookeeper_lost_session_makes_later_calls_raise(
-    zk_config: dict[str, Any], zookeeper_server: ZooKeeperServer, kazoo: KazooClient
-) -> None:
-    root = zk_config["heron.statemgr.root.path"]
-    with ZooKeeperStateManager(zk_config, "test") as sm:
-        sm.set_tmanager_location("wc", tmanager_pb2.TManagerLocation(host="h"))
-        old_session = sm._client.client_id
-        zookeeper_server.expire_session(old_session)
-        # kazoo then connects again with a new session: the manager must not carry on in it.
-        deadline = time.monotonic() + DEADLINE_S
-        while not (sm._client.connected and sm._client.client_id != old_session):
-            assert time.monotonic() < deadline, "kazoo did not reconnect after the expiry"
-            time.sleep(0.05)
-        with pytest.raises(StateManagerError, match="session of this state manager was lost"):
-            sm.get_topology("wc")
-        with pytest.raises(StateManagerError, match="session of this state manager was lost"):
-            sm.set_tmanager_location("wc", tmanager_pb2.TManagerLocation(host="h"))
-    assert kazoo.exists(f"{root}/tmanagers/wc") is None
 
 
 def test_zookeeper_unreachable_server_raises_naming_it() -> None:
