@@ -34,7 +34,7 @@ import psutil
 
 from heron_core import errors
 from heron_core.config import config_from_proto
-from heron_core.errors import HeronError, SchedulerError
+from heron_core.errors import HeronError, SchedulerError, StateManagerError
 from heron_core.executor import (
     StopSignals,
     configure_daemon_logging,
@@ -216,7 +216,11 @@ def _wait_until_running(
         SchedulerError: the scheduler reports that the containers cannot start.
     """
     while not stop.requested:
-        plan = state.get_physical_plan(name)
+        try:
+            plan = state.get_physical_plan(name)
+        except StateManagerError as exc:  # ZooKeeper down for longer than the session timeout
+            log.warning("cannot read the physical plan of %r yet: %s", name, exc)
+            plan = None
         if plan is not None and plan.topology.id == topology_id:
             return True
         failure = scheduler.failure()

@@ -38,6 +38,8 @@ def test_kill_9_of_the_scheduler_service_loses_no_id(
 ) -> None:
     zk = request.getfixturevalue("zk_config") if cluster == "localzk" else {}
     statemgr = [f"{k}={v}" for k, v in zk.items() if "statemgr" in k]
+    if zk:  # the new tmanager waits for the killed one's session to expire: make that short
+        statemgr.append("heron.statemgr.zookeeper.session.timeout.ms=6000")
     flags = [f"--config-property={p}" for p in statemgr]
     out = tmp_path / "out"
     env = {**os.environ, "RESTART_OUT": str(out), "RESTART_LIMIT": str(LIMIT)}

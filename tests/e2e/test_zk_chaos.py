@@ -34,7 +34,7 @@ from heron_core.testing.zookeeper import ZooKeeperServer, ZooKeeperServerError
 pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
 
 NAME = "zkchaos"
-LIMIT = 5000
+LIMIT = 3000
 CONFIG = {
     "topology.reliability.mode": "ATLEAST_ONCE",
     "topology.stmgrs": 2,

@@ -14,7 +14,7 @@ from heron_core.api import Grouping, TopologyBuilder
 _out = os.environ.get("UPDATE_OUT", "update-out")
 _builder = TopologyBuilder("updated")
 _spout = _builder.add_spout(
-    "numbers", ResumingSpout(_out, int(os.environ.get("UPDATE_LIMIT", "6000")), pause=0.01), par=1
+    "numbers", ResumingSpout(_out, int(os.environ.get("UPDATE_LIMIT", "3000")), pause=0.01), par=1
 )
 _keyer = _builder.add_bolt("keyer", KeyBolt(20), par=1, inputs={_spout: Grouping.SHUFFLE})
 _builder.add_bolt("sink", KeyedSink(_out), par=1, inputs={_keyer: Grouping.fields("key")})
