@@ -62,3 +62,13 @@ class UserCodeError(HeronError):
 class EmitTypeError(UserCodeError, TypeError):
     """A component emitted values that are not a list or tuple (a ``TypeError`` too, as
     pystorm and Storm's multilang raise)."""
+
+
+def shown(value: object, limit: int = 200) -> str:
+    """``repr(value)`` for an error message, cut at ``limit`` characters.
+
+    >>> shown(["a" * 10], limit=12)
+    "['aaaaaaa..."
+    """
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

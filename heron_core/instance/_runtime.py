@@ -15,7 +15,6 @@ import logging
 import marshal
 import math
 import pickle
-import random
 import signal
 import sys
 import time
@@ -27,15 +26,18 @@ from typing import Any
 
 import zmq
 
-from heron_core.api import DEFAULT_STREAM, Bolt, InputBatch, Spout, Tuple
+from heron_core.api import Bolt, InputBatch, Spout, Tuple
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
+from heron_core.instance._anchoring import Acker
+from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
-from heron_core.instance._emitter import Emitter
 from heron_core.instance._metrics import InstanceMetrics
 from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
+from heron_core.instance._router import Router
+from heron_core.instance._spout import SpoutCollector
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import DATA, Dispatcher
 from heron_core.plugins import resolve_class
@@ -72,86 +74,8 @@ class InstanceArgs:
         return f"container_{self.container}_{self.component}_{self.task_id}"
 
 
-_bits = random.getrandbits
-"""Edge and root ids: ``_bits(64) or 1``, random 64-bit and never 0 (0 means "complete")."""
 _perf = time.perf_counter
 _MARSHAL = tuple_pb2.MARSHAL
-
-
-class _SpoutCollector:
-    """What a native ``Spout``'s ``emit`` delegates to.
-
-    With acking off, an emit with a message id is acked at once (as Heron does, and Storm with
-    0 ackers): the ack reaches the spout on its next loop. With acking on, such an emit roots a
-    tuple tree: each copy sent gets a random edge id, and the XOR of them goes to the tracker.
-    """
-
-    def __init__(self, runtime: InstanceRuntime) -> None:
-        self._runtime = runtime
-        self._emit = runtime.emitter.emit
-        self._put = runtime.emitter.put
-        self._routes = {
-            stream: route
-            for stream, route in runtime.emitter.simple_routes().items()
-            if not route.silent
-        }
-        self._task = runtime.args.task_id
-        self._acking = runtime.acking
-        self._in_flight = runtime.in_flight
-        self._init = runtime.acks.init
-
-    def emit(
-        self,
-        tup: Any,
-        tup_id: Any = None,
-        stream: str = DEFAULT_STREAM,
-        direct_task: int | None = None,
-        need_task_ids: bool = False,
-    ) -> list[int] | None:
-        route = self._routes.get(stream)
-        if route is not None and direct_task is None:
-            kind = type(tup)
-            if (kind is list or kind is tuple) and len(tup) == route.arity:  # the fast path
-                if tup_id is None:
-                    task = self._put(route, tup, ())
-                elif not self._acking:
-                    task = self._put(route, tup, ())
-                    self._runtime.immediate_acks.append((tup_id, stream))
-                else:
-                    root = _bits(64) or 1
-                    edge = _bits(64) or 1
-                    task = self._put(route, tup, ((self._task, root, edge),))
-                    self._in_flight.add(root, tup_id, stream)
-                    self._init(self._task, root, edge)
-                return [task] if need_task_ids else None
-        if stream is None:  # as pystorm's emit has it: the default stream
-            return self.emit(tup, tup_id, DEFAULT_STREAM, direct_task, need_task_ids)
-        if tup_id is None:
-            return self._emit(tup, stream, direct_task, need_task_ids)
-        runtime = self._runtime
-        if not self._acking:
-            task_ids = self._emit(tup, stream, direct_task, need_task_ids)
-            runtime.immediate_acks.append((tup_id, stream))
-            return task_ids
-        root = _bits(64) or 1
-        spout_task = self._task
-        edges: list[int] = []
-
-        def roots(dest: int) -> tuple[tuple[int, int, int]]:
-            edge = _bits(64) or 1
-            edges.append(edge)
-            return ((spout_task, root, edge),)
-
-        task_ids = self._emit(tup, stream, direct_task, need_task_ids, roots)
-        if not edges:  # nobody subscribes: the tree is complete already
-            runtime.immediate_acks.append((tup_id, stream))
-            return task_ids
-        value = 0
-        for edge in edges:
-            value ^= edge
-        runtime.in_flight.add(root, tup_id, stream)
-        runtime.acks.init(spout_task, root, value)
-        return task_ids
 
 
 class _InputStats:
@@ -179,172 +103,6 @@ class _InputStats:
             self.process_s += new * now - self.received_s
             self.received_s = 0.0
             self.settled += new
-
-
-class _BoltCollector:
-    """What a native ``Bolt``'s ``emit``/``ack``/``fail`` delegate to (the runtime binds them
-    onto the bolt itself when its class does not override them, saving a call per tuple).
-
-    Anchoring follows Storm: each copy of a child tuple gets, per anchor, a random edge id that is
-    XORed into the anchor's pending value and into the child's value for each of the anchor's
-    trees; acking the anchor later sends (its edge XOR its children's edges) to each tree.
-    Acking or failing a tuple twice, or anchoring to one already acked, is ignored with a warning.
-
-    ``emit`` routes the common case itself (a declared stream with one consumer task per tuple,
-    list or tuple values of the right arity, at most one anchor in at most one tree) and hands
-    everything else, including every error, to the emitter's general path.
-    """
-
-    def __init__(self, runtime: InstanceRuntime) -> None:
-        emitter = runtime.emitter
-        self._general = emitter.emit
-        self._routes = emitter.simple_routes()
-        self._flush_one = emitter.flush_one
-        self._limit = emitter.batch_max
-        self._runtime = runtime
-        self._acking = runtime.acking
-        self._acks = runtime.acks
-        self._ack_maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
-        if not self._acking:
-            self.ack = self._ack_unreliable  # type: ignore[method-assign]
-            self.fail = self._fail_unreliable  # type: ignore[method-assign]
-
-    def emit(
-        self,
-        tup: Any,
-        stream: str = DEFAULT_STREAM,
-        anchors: Any = None,
-        direct_task: int | None = None,
-        need_task_ids: bool = False,
-    ) -> list[int] | None:
-        route = self._routes.get(stream)
-        if route is None or direct_task is not None:
-            return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
-        kind = type(tup)
-        if (kind is not list and kind is not tuple) or len(tup) != route.arity:
-            return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
-        if route.silent:  # no copies, so no edges to track
-            route.emitted += 1
-            return [] if need_task_ids else None
-        acking = self._acking
-        entry: Any = ()
-        if anchors and acking:  # with acking off, anchors do not matter
-            kind = type(anchors)
-            if (kind is list or kind is tuple) and len(anchors) == 1:
-                anchor = anchors[0]
-            elif kind is Tuple:
-                anchor = anchors
-            else:
-                return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
-            roots = anchor._roots
-            if len(roots) > 1:
-                return self._emit_general(tup, stream, anchors, direct_task, need_task_ids)
-            ackval = anchor._ackval
-            if ackval is None:
-                self._runtime.warn_once("anchored a new tuple to a tuple already acked or failed")
-            elif roots:
-                edge = _bits(64) or 1
-                anchor._ackval = ackval ^ edge
-                root = roots[0]
-                entry = ((root[0], root[1], edge),)
-        index = route.key_index
-        if index < 0:
-            task = route.choose(tup)  # type: ignore[misc]
-        else:
-            try:
-                task = route.cache[tup[index]]
-            except (KeyError, TypeError):
-                task = route.choose(tup)  # type: ignore[misc]
-        if acking:
-            route.anchors[task].append(entry)
-        buffer = route.buffers[task]
-        buffer.append(tup)
-        if len(buffer) >= self._limit:
-            self._flush_one(route, task)
-        route.emitted += 1
-        return [task] if need_task_ids else None
-
-    def _emit_general(
-        self,
-        tup: Any,
-        stream: str,
-        anchors: Any,
-        direct_task: int | None,
-        need_task_ids: bool,
-    ) -> list[int] | None:
-        """Any other emit: several anchors, several trees, several copies, or an error."""
-        if stream is None:  # as pystorm's emit has it: the default stream
-            return self.emit(tup, DEFAULT_STREAM, anchors, direct_task, need_task_ids)
-        if not anchors or not self._acking or stream in self._runtime.emitter.silent_streams:
-            return self._general(tup, stream, direct_task, need_task_ids)
-        if isinstance(anchors, Tuple):
-            anchors = [anchors]
-        live = []
-        for anchor in anchors:
-            if anchor._ackval is None:
-                self._runtime.warn_once("anchored a new tuple to a tuple already acked or failed")
-            elif anchor._roots:
-                live.append(anchor)
-        if not live:
-            return self._general(tup, stream, direct_task, need_task_ids)
-
-        def roots(dest: int) -> list[tuple[int, int, int]]:
-            merged: dict[tuple[int, int], int] = {}
-            for anchor in live:
-                edge = _bits(64) or 1
-                anchor._ackval ^= edge
-                for spout_task, root, _ in anchor._roots:
-                    merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
-            return [(task, root, value) for (task, root), value in merged.items()]
-
-        return self._general(tup, stream, direct_task, need_task_ids, roots)
-
-    def ack(self, tup: Tuple) -> None:
-        pending = tup._ackval
-        if pending is None:
-            self._runtime.warn_once("acked or failed the same tuple twice; ignored")
-            return
-        tup._ackval = None
-        for spout_task, root, value in tup._roots:
-            acks = self._ack_maps.get(spout_task)
-            if acks is None:
-                acks = self._ack_maps[spout_task] = self._acks.acks_of(spout_task)
-            acks[root] = acks.get(root, 0) ^ value ^ pending
-        stats = tup._origin
-        if stats is not None:
-            stats.acked += 1
-            stats.received_s += tup._received
-
-    def fail(self, tup: Tuple) -> None:
-        if tup._ackval is None:
-            self._runtime.warn_once("acked or failed the same tuple twice; ignored")
-            return
-        tup._ackval = None
-        for spout_task, root, _ in tup._roots:
-            self._acks.fail(spout_task, root)
-        self._fail_unreliable(tup)
-
-    @staticmethod
-    def _ack_unreliable(tup: Tuple) -> None:
-        """``ack`` with acking off: only counted."""
-        stats = tup._origin
-        if stats is not None:
-            stats.acked += 1
-            stats.received_s += tup._received
-
-    @staticmethod
-    def _fail_unreliable(tup: Tuple) -> None:
-        """``fail`` with acking off: only counted."""
-        stats = tup._origin
-        if stats is not None:
-            stats.failed += 1
-            stats.received_s += tup._received
-
-    def reset_timeout(self, tup: Tuple) -> None:
-        """Restart the message timeout of every tree ``tup`` belongs to (Storm's resetTimeout)."""
-        if self._acking:
-            for spout_task, root, _ in tup._roots:
-                self._acks.reset(spout_task, root)
 
 
 def build_component(spec: topology_pb2.ComponentSpec, where: str, is_spout: bool) -> Any:
@@ -521,7 +279,7 @@ class InstanceRuntime:
                 value,
                 "on" if self.acking else "off",
             )
-        self.emitter = Emitter(
+        self.router = Router(
             plan,
             self.args.component,
             self.args.task_id,
@@ -531,7 +289,13 @@ class InstanceRuntime:
             self.context.prepare_custom_grouping,
             acking=self.acking,
         )
-        collector = _SpoutCollector(self) if self.is_spout else _BoltCollector(self)
+        collector: SpoutCollector | BoltCollector
+        if self.is_spout:
+            collector = SpoutCollector(self.router, self.acks, self.in_flight, self.immediate_acks)
+        else:
+            acker = Acker(self.acks, self._where, self.warn_once, self.acking)
+            collector = BoltCollector(self.router, acker)
+        self.collector = collector
         self.component._collector = collector
         # Bind the collector's methods onto the user's object where its class keeps the base
         # class's delegating ones: one Python call less per emit, ack and fail.
@@ -607,7 +371,7 @@ class InstanceRuntime:
             log.warning("%s: the final metrics message was not delivered", self._where)
 
     def _shutdown(self) -> None:
-        self.emitter.flush()
+        self.router.flush()
         self.acks.flush()
         if not self.client.flush_blocking(1.0):
             log.warning(
@@ -636,7 +400,7 @@ class InstanceRuntime:
     def _flush(self, now: float) -> None:
         """Send every partly filled batch and the buffered acks; lower the pacer's flag."""
         self.pacer.due[0] = False
-        self.emitter.flush()
+        self.router.flush()
         self.acks.flush()
         self._last_flush = now
 
@@ -648,7 +412,8 @@ class InstanceRuntime:
         sends what is buffered when due, publishes metrics and honours a stop request."""
         spout = self.component
         next_tuple = spout.next_tuple
-        emitter = self.emitter
+        collector = self.collector
+        assert isinstance(collector, SpoutCollector)
         client = self.client
         socket = client.socket
         clock = self._clock
@@ -677,13 +442,13 @@ class InstanceRuntime:
                 self._spout_outcome(self.acked, stream)
             idle = True
             if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
-                before = emitter.emitted
+                before = collector.emitted
                 while not due[0]:
-                    mark = emitter.emitted
+                    mark = collector.emitted
                     next_tuple()
-                    if emitter.emitted == mark or client.pending or len(in_flight) >= limit:
+                    if collector.emitted == mark or client.pending or len(in_flight) >= limit:
                         break
-                idle = emitter.emitted == before
+                idle = collector.emitted == before
             now = clock()
             if now >= next_scan:
                 for msg_id, stream in in_flight.expired(timeout_s):
@@ -855,7 +620,7 @@ class InstanceRuntime:
 
     def _count_outcomes(self, counters: dict[str, int]) -> None:
         """Bring the cumulative counters up to date (`InstanceMetrics` sends their deltas)."""
-        for stream, count in self.emitter.emit_counts().items():
+        for stream, count in self.router.emit_counts().items():
             counters["__emit-count/" + stream] = count
         for stream, count in self.acked.items():
             counters["__ack-count/" + stream] = count

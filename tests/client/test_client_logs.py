@@ -50,7 +50,7 @@ def test_user_lines_are_shown_with_component_and_task_kernel_chatter_is_not(
             "topology 'wc', component 'count_bolt', task 3: ShellLog pid 42: from storm.log",
         )
         + record("my.module", logging.DEBUG, "debugging")
-        + record("heron_core.instance._emitter", logging.WARNING, "stream 'x' unknown")
+        + record("heron_core.instance._router", logging.WARNING, "stream 'x' unknown")
         + record("heron_core.instance._runtime", logging.ERROR, "user code raised", exc=True)
         + "/src/bolt.py:3: UserWarning: careful\n"
     )

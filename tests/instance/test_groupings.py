@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heron_core.api import CustomGrouping
-from heron_core.instance._routing import Chooser, build_chooser, stable_hash
+from heron_core.instance._groupings import Chooser, build_chooser, stable_hash
 from heron_core.proto import topology_pb2
 
 G = topology_pb2.Grouping
@@ -75,7 +75,7 @@ def test_fields_on_two_fields_is_a_function_of_both(
 def test_stable_hash_is_identical_across_processes() -> None:
     keys = ["alpha", "βeta", "", "x" * 100]
     script = (
-        "import sys; from heron_core.instance._routing import stable_hash; "
+        "import sys; from heron_core.instance._groupings import stable_hash; "
         f"print([stable_hash(k) for k in {keys!r}] + [stable_hash(('a', 1))])"
     )
     outputs = {

@@ -1,4 +1,4 @@
-"""Groupings: which consumer tasks get each emitted tuple.
+"""Groupings: which consumer tasks get each emitted tuple (the router asks them).
 
 Routing is a pure function of the physical plan, computed once per output stream. Each consuming
 input becomes one *chooser*; a chooser maps the emitted values to one task id (``multi`` False) or

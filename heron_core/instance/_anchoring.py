@@ -1,0 +1,238 @@
+"""Anchoring: the XOR bookkeeping of tuple trees inside an instance, in one place.
+
+Storm's scheme, as Heron keeps it. A tree is named by its spout task and a random 64-bit root key.
+Every copy of a tuple sent to a task is an *edge* of each tree it belongs to, with a random
+64-bit id (never 0). The stream manager of the spout's container XORs, per tree, every edge id it
+hears of: the spout's *init* (the XOR of the edges of the tuple it emitted) and each bolt's *ack*
+of an input (the input's edge XOR the edges of the children it anchored to that input). Each
+edge is XORed in twice, once when created and once when its tuple is acked, so the tree is
+complete when its value comes back to 0.
+
+Here:
+
+- :class:`SpoutTree` roots a tree for a spout emit and gives each copy its edge;
+- :class:`Anchored` gives each copy of a bolt's emit one edge per anchor, XORed into the anchor's
+  pending value (``Tuple._ackval``) and merged per tree;
+- :class:`Acker` settles an input: on ack, ``edge ^ pending`` goes to each of its trees; on fail,
+  each tree fails.
+
+The router (`heron_core.instance._router`) asks a tree for the anchors of each copy it sends
+(``copy``), after it has chosen the destinations, so an emit that fails its checks changes no
+tree.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from heron_core.api import Tuple
+from heron_core.errors import UserCodeError, shown
+from heron_core.instance._acking import AckSender, InFlight
+
+Anchors = Sequence[tuple[int, int, int]]
+"""(spout task, root key, edge value) of each tree one tuple copy belongs to."""
+
+Ids = Callable[[int], int]
+"""Draws random bits: ``ids(64)``, as ``random.getrandbits``."""
+
+_WARN_ACKED = "anchored a new tuple to a tuple already acked or failed"
+_WARN_TWICE = "acked or failed the same tuple twice; ignored"
+
+
+class Tree:
+    """The anchors of the copies of one emit (a base: the router only calls ``copy``)."""
+
+    __slots__ = ()
+
+    def copy(self) -> Anchors:
+        """The anchors of one more copy of the tuple."""
+        raise NotImplementedError
+
+
+class SpoutTree(Tree):
+    """The tree a spout's emit with a message id roots: one per collector, restarted by
+    :meth:`start` for each emit (the instance is single-threaded and an emit never nests)."""
+
+    __slots__ = ("_acks", "_ids", "_in_flight", "copies", "root", "spout_task", "value")
+
+    def __init__(self, spout_task: int, acks: AckSender, in_flight: InFlight, ids: Ids) -> None:
+        self.spout_task = spout_task
+        self._acks = acks
+        self._in_flight = in_flight
+        self._ids = ids
+        self.root = 0
+        self.value = 0
+        self.copies = 0
+
+    def start(self) -> SpoutTree:
+        """A new tree (a new root key, no copies yet)."""
+        self.root = self._ids(64) or 1
+        self.value = 0
+        self.copies = 0
+        return self
+
+    def copy(self) -> Anchors:
+        edge = self._ids(64) or 1
+        self.value ^= edge
+        self.copies += 1
+        return ((self.spout_task, self.root, edge),)
+
+    def commit(self, msg_id: Any, stream: str) -> bool:
+        """Track the tree once its copies are sent (the *init* to the stream manager, the
+        message id in flight); False when no copy was sent: the tree is complete already."""
+        if not self.copies:
+            return False
+        self._in_flight.add(self.root, msg_id, stream)
+        self._acks.init(self.spout_task, self.root, self.value)
+        return True
+
+
+class Anchored(Tree):
+    """The anchors of a bolt's emit: per copy, one new edge per live anchor. One per acker,
+    set by `Acker.anchored` for each anchored emit (an emit never nests)."""
+
+    __slots__ = ("_ids", "_live", "_one")
+
+    def __init__(self, ids: Ids) -> None:
+        self._ids = ids
+        self._one: Tuple | None = None  # the only anchor (the usual case)
+        self._live: list[Tuple] = []  # else: every live anchor
+
+    def copy(self) -> Anchors:
+        anchor = self._one
+        if anchor is not None:
+            edge = self._ids(64) or 1
+            anchor._ackval ^= edge
+            roots = anchor._roots
+            if len(roots) == 1:
+                root = roots[0]
+                return ((root[0], root[1], edge),)
+            return [(spout_task, root, edge) for spout_task, root, _ in roots]
+        ids = self._ids
+        merged: dict[tuple[int, int], int] = {}
+        for anchor in self._live:
+            edge = ids(64) or 1
+            anchor._ackval ^= edge
+            for spout_task, root, _ in anchor._roots:
+                merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
+        return [(spout_task, root, value) for (spout_task, root), value in merged.items()]
+
+
+class Acker:
+    """A bolt's trees: which emits are anchored, and acking or failing its inputs.
+
+    Anchoring to, acking or failing a tuple already acked or failed is ignored with a warning
+    (Storm would corrupt the tree). With acking off, an ack or fail only counts the input.
+    """
+
+    def __init__(
+        self,
+        acks: AckSender,
+        where: str,
+        warn: Callable[[str], None],
+        acking: bool,
+        ids: Ids = random.getrandbits,
+    ) -> None:
+        self._where = where
+        self._acks = acks
+        self._warn = warn
+        self._ids = ids
+        self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
+        self._tree = Anchored(ids)
+        if not acking:
+            self.ack = self._count_ack  # type: ignore[method-assign]
+            self.fail = self._count_fail  # type: ignore[method-assign]
+
+    def anchored(self, anchors: Any) -> Anchored | None:
+        """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them), or
+        None when none of them belongs to a live tree."""
+        kind = type(anchors)
+        if kind is list or kind is tuple:
+            if len(anchors) != 1:
+                return self._anchored_to_many(anchors)
+            anchor = anchors[0]
+        elif isinstance(anchors, Tuple):
+            anchor = anchors
+        else:
+            return self._anchored_to_many(anchors)
+        if not isinstance(anchor, Tuple):
+            raise self._not_a_tuple(anchor)
+        if anchor._ackval is None:
+            self._warn(_WARN_ACKED)
+            return None
+        if not anchor._roots:
+            return None
+        tree = self._tree
+        tree._one = anchor
+        return tree
+
+    def _anchored_to_many(self, anchors: Any) -> Anchored | None:
+        live = []
+        for anchor in anchors:
+            if not isinstance(anchor, Tuple):
+                raise self._not_a_tuple(anchor)
+            if anchor._ackval is None:
+                self._warn(_WARN_ACKED)
+            elif anchor._roots:
+                live.append(anchor)
+        if not live:
+            return None
+        tree = self._tree
+        tree._one, tree._live = None, live
+        return tree
+
+    def _not_a_tuple(self, anchor: Any) -> UserCodeError:
+        return UserCodeError(
+            f"{self._where}: anchors must be input Tuples of this bolt, got "
+            f"{type(anchor).__name__} {shown(anchor, 100)}"
+        )
+
+    def ack(self, tup: Tuple) -> None:
+        """Ack ``tup``: its edge XOR its children's edges goes to each of its trees."""
+        pending = tup._ackval
+        if pending is None:
+            self._warn(_WARN_TWICE)
+            return
+        tup._ackval = None
+        maps = self._maps
+        for spout_task, root, value in tup._roots:
+            acks = maps.get(spout_task)
+            if acks is None:
+                acks = maps[spout_task] = self._acks.acks_of(spout_task)
+            acks[root] = acks.get(root, 0) ^ value ^ pending
+        stats = tup._origin
+        if stats is not None:
+            stats.acked += 1
+            stats.received_s += tup._received
+
+    def fail(self, tup: Tuple) -> None:
+        """Fail ``tup``: each of its trees fails."""
+        if tup._ackval is None:
+            self._warn(_WARN_TWICE)
+            return
+        tup._ackval = None
+        for spout_task, root, _ in tup._roots:
+            self._acks.fail(spout_task, root)
+        self._count_fail(tup)
+
+    def reset_timeout(self, tup: Tuple) -> None:
+        """Restart the message timeout of every tree ``tup`` belongs to (Storm's
+        resetTimeout)."""
+        for spout_task, root, _ in tup._roots:
+            self._acks.reset(spout_task, root)
+
+    @staticmethod
+    def _count_ack(tup: Tuple) -> None:
+        stats = tup._origin
+        if stats is not None:
+            stats.acked += 1
+            stats.received_s += tup._received
+
+    @staticmethod
+    def _count_fail(tup: Tuple) -> None:
+        stats = tup._origin
+        if stats is not None:
+            stats.failed += 1
+            stats.received_s += tup._received

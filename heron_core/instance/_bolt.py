@@ -1,0 +1,50 @@
+"""The bolt side of an instance: what a native ``Bolt``'s ``emit``, ``ack`` and ``fail``
+delegate to."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heron_core.api import DEFAULT_STREAM, Tuple
+from heron_core.instance._anchoring import Acker
+from heron_core.instance._router import Router
+
+
+class BoltCollector:
+    """A bolt's emits, through the router, anchored as Storm anchors (`Acker`); ``ack``,
+    ``fail`` and ``reset_timeout`` are the acker's (the runtime binds them onto the bolt itself
+    when its class does not override them, saving a call per tuple). With acking off, anchors
+    are ignored."""
+
+    def __init__(self, router: Router, acker: Acker) -> None:
+        self._routes = router.routes
+        self._route = router.route
+        self._acking = router.acking
+        self._anchored = acker.anchored
+        self.ack = acker.ack
+        self.fail = acker.fail
+        self._reset = acker.reset_timeout
+
+    def emit(
+        self,
+        tup: Any,
+        stream: str = DEFAULT_STREAM,
+        anchors: Any = None,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        route = self._routes.get(stream)
+        if route is None:
+            route = self._route(stream)
+        tree = self._anchored(anchors) if anchors and self._acking else None
+        if direct_task is None:
+            tasks = route.send(tup, tree)
+        else:
+            tasks = route.send_direct(tup, direct_task, tree)
+        return tasks if need_task_ids else None
+
+    def reset_timeout(self, tup: Tuple) -> None:
+        """Restart the message timeout of every tree ``tup`` belongs to (Storm's
+        resetTimeout)."""
+        if self._acking:
+            self._reset(tup)

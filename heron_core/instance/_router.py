@@ -1,0 +1,331 @@
+"""The router: the one place an instance decides where an emitted tuple goes.
+
+Storm asks ``Task.getOutgoingTasks(stream, values)`` over groupers built once per stream; the
+router has the same shape. The :class:`Router` holds one :class:`StreamRoute` per declared output
+stream, built once from the physical plan: its groupings (``heron_core.instance._groupings``),
+its per-destination batches and its serializer. Every emit of a spout, a bolt, the Storm facade,
+in-process streamparse and multilang goes through a route's :meth:`StreamRoute.send` (or
+:meth:`StreamRoute.send_direct`).
+
+Per tuple a route does the least it can: a type and length check, the groupings' choice of
+destinations, and a list append per copy (with acking on, the copy's anchors from the emit's
+`Tree`, see ``heron_core.instance._anchoring``). Serialization and the protobuf envelope
+happen once per batch: one ``marshal`` of the whole batch, or ``pickle`` once a value of the
+stream is not of a core type; with acking on, the batch also carries each copy's anchors,
+marshaled as a second list.
+
+``send`` is specialised once per stream when the route is built: a stream with one consuming
+task per tuple (one non-``ALL`` grouping, the usual case) gets a send that asks its one grouping
+(through the fields grouping's memo first); any other stream gets the general send, which asks
+every grouping. The general send gives the same result for every stream (a property test checks
+it against the specialised one).
+"""
+
+from __future__ import annotations
+
+import marshal
+import pickle
+import random
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from heron_core.errors import EmitTypeError, UserCodeError, shown
+from heron_core.instance._anchoring import Anchors, Tree
+from heron_core.instance._groupings import build_chooser
+from heron_core.instance._plan import PlanView
+from heron_core.proto import tuple_pb2
+
+_PICKLE = tuple_pb2.PICKLE
+_MARSHAL = tuple_pb2.MARSHAL
+
+
+class DataSink(Protocol):
+    """Where sealed batches go (the instance's `StMgrClient`)."""
+
+    def send_data(self, task: int, batch: bytes, /) -> None: ...
+
+
+class StreamRoute:
+    """One declared output stream: its consumers' groupings and a batch per destination."""
+
+    __slots__ = (
+        "_router",
+        "acking",
+        "anchors",
+        "arity",
+        "buffers",
+        "cache",
+        "choose",
+        "direct",
+        "direct_tasks",
+        "emitted",
+        "fields",
+        "key_index",
+        "marshal",
+        "multi",
+        "send",
+        "silent",
+        "single",
+        "stream",
+    )
+
+    def __init__(
+        self, router: Router, stream: str, fields: tuple[str, ...], direct: bool, acking: bool
+    ) -> None:
+        self._router = router
+        self.stream = stream
+        self.fields = fields
+        self.arity = len(fields)
+        self.direct = direct
+        self.acking = acking
+        self.single: list[Callable[[Sequence[Any]], int]] = []
+        self.multi: list[Callable[[Sequence[Any]], list[int]]] = []
+        self.direct_tasks: set[int] = set()
+        self.buffers: dict[int, list[Sequence[Any]]] = {}
+        self.anchors: dict[int, list[Anchors]] = {}  # acking: each buffered copy's anchors
+        self.emitted = 0
+        self.silent = True  # nobody subscribes (until a consumer is added)
+        self.choose: Callable[[Sequence[Any]], int] | None = None  # the one grouping, if one
+        self.key_index = -1  # its field's index, when it memoizes value -> task in `cache`
+        self.cache: dict[Any, int] = {}
+        self.marshal = True  # values are marshaled until a batch holds something marshal refuses
+        self.send: Callable[[Sequence[Any], Tree | None], list[int]] = self._send_general
+
+    # --- building ----------------------------------------------------------------------------
+    def add_destinations(self, tasks: Sequence[int]) -> None:
+        self.silent = False
+        for task in tasks:
+            self.buffers.setdefault(task, [])
+            self.anchors.setdefault(task, [])
+
+    def specialise(self, fast: bool = True) -> None:
+        """Pick ``send`` for this stream's consumers (done once, when the plan is known;
+        ``fast`` False: the general send even where a specialised one exists)."""
+        if self.direct:
+            self.send = self._send_undirected
+        elif fast and len(self.single) == 1 and not self.multi:
+            self.choose = self.single[0]
+            self.send = self._send_one
+        else:
+            self.key_index = -1
+            self.send = self._send_general
+
+    # --- sending -----------------------------------------------------------------------------
+    def _checked(self, values: Any) -> Sequence[Any]:
+        """``values`` as a list or tuple of the stream's arity, or the error that says why not
+        (a stream nobody subscribes to takes any number: Storm checks it only when it builds a
+        tuple for a consumer)."""
+        kind = type(values)
+        if kind is not list and kind is not tuple:
+            if isinstance(values, str | bytes) or not isinstance(values, Sequence):
+                raise EmitTypeError(
+                    f"{self._router.where}: emit on stream {self.stream!r} needs a list or "
+                    f"tuple of values, got {type(values).__name__}"
+                )
+            values = list(values)
+        if len(values) != self.arity and not self.silent:
+            raise UserCodeError(
+                f"{self._router.where}: Tuple created with wrong number of fields. Expected "
+                f"{self.arity} fields but got {len(values)} fields (stream {self.stream!r} "
+                f"declares {list(self.fields)}, the emit gave {shown(values)})"
+            )
+        return values
+
+    def _send_one(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+        """``send`` for a stream with one consuming task per tuple (see `specialise`)."""
+        kind = type(values)
+        if (kind is not list and kind is not tuple) or len(values) != self.arity:
+            values = self._checked(values)
+        index = self.key_index
+        if index < 0:
+            task = self.choose(values)  # type: ignore[misc]
+        else:
+            try:
+                task = self.cache[values[index]]
+            except (KeyError, TypeError):
+                task = self.choose(values)  # type: ignore[misc]
+        if self.acking:
+            self.anchors[task].append(() if tree is None else tree.copy())
+        buffer = self.buffers[task]
+        buffer.append(values)
+        if len(buffer) >= self._router.batch_max:
+            self.flush_one(task)
+        self.emitted += 1
+        return [task]
+
+    def _send_general(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+        """``send`` for any stream that is not direct: every grouping chooses."""
+        kind = type(values)
+        if (kind is not list and kind is not tuple) or (
+            len(values) != self.arity and not self.silent
+        ):
+            values = self._checked(values)
+        chosen = [choose(values) for choose in self.single]
+        for choose_many in self.multi:
+            chosen.extend(choose_many(values))
+        self._put(chosen, values, tree)
+        return chosen
+
+    def send_direct(self, values: Sequence[Any], task: int, tree: Tree | None) -> list[int]:
+        """Send ``values`` to ``task``, which subscribes with a direct grouping."""
+        if not self.direct:
+            raise UserCodeError(
+                f"{self._router.where}: direct emit to task {task} on stream {self.stream!r}, "
+                "which is not declared direct"
+            )
+        if task not in self.direct_tasks:
+            raise UserCodeError(
+                f"{self._router.where}: direct emit to task {task} on stream {self.stream!r}; "
+                f"the tasks subscribed with a direct grouping are {sorted(self.direct_tasks)}"
+            )
+        values = self._checked(values)
+        self._put([task], values, tree)
+        return [task]
+
+    def _send_undirected(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+        """``send`` for a direct stream: an error, the emit must name the task."""
+        raise UserCodeError(
+            f"{self._router.where}: stream {self.stream!r} is direct: emit with a direct task"
+        )
+
+    def _put(self, chosen: list[int], values: Sequence[Any], tree: Tree | None) -> None:
+        limit = self._router.batch_max
+        buffers = self.buffers
+        if self.acking:
+            anchors = self.anchors
+            for task in chosen:
+                anchors[task].append(() if tree is None else tree.copy())
+        for task in chosen:
+            buffer = buffers[task]
+            buffer.append(values)
+            if len(buffer) >= limit:
+                self.flush_one(task)
+        self.emitted += 1
+
+    # --- batches -----------------------------------------------------------------------------
+    def flush_one(self, task: int) -> None:
+        """Send the batch for ``task``."""
+        buffer = self.buffers[task]
+        self.buffers[task] = []
+        serializer, values = _PICKLE, b""
+        if self.marshal:
+            try:
+                serializer, values = _MARSHAL, marshal.dumps(buffer)
+            except ValueError:  # a value of another type (or a subclass): pickle from now on
+                self.marshal = False
+        if serializer == _PICKLE:
+            values = pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+        router = self._router
+        batch = tuple_pb2.TupleBatch(
+            src_task=router.task_id,
+            dest_task=task,
+            stream=self.stream,
+            src_component=router.component,
+            count=len(buffer),
+            serializer=serializer,
+            values=values,
+        )
+        if self.acking:
+            batch.roots = marshal.dumps(self.anchors[task])
+            self.anchors[task] = []
+        router.sink.send_data(task, batch.SerializeToString())
+
+    def flush(self) -> None:
+        for task, buffer in self.buffers.items():
+            if buffer:
+                self.flush_one(task)
+
+
+class Router:
+    """Routes and batches the tuples one instance emits: a `StreamRoute` per declared stream.
+
+    Args:
+        plan: the physical plan.
+        component, task_id, container: the emitting instance.
+        sink: where sealed batches go.
+        batch_max: tuples per batch at most (a full batch is sent at once).
+        prepare_custom: called with (grouping object, stream id, target tasks) to prepare a
+            custom grouping in the emitter's context.
+        rng: the round-robin groupings' start offsets.
+        acking: whether copies carry anchors.
+        specialise: pick each stream's specialised ``send`` (False: the general one for every
+            stream; the property test compares the two).
+    """
+
+    def __init__(
+        self,
+        plan: PlanView,
+        component: str,
+        task_id: int,
+        container: int,
+        sink: DataSink,
+        batch_max: int,
+        prepare_custom: Callable[[Any, str, list[int]], None],
+        rng: random.Random | None = None,
+        acking: bool = False,
+        specialise: bool = True,
+    ) -> None:
+        self.component = component
+        self.task_id = task_id
+        self.sink = sink
+        self.batch_max = batch_max
+        self.acking = acking
+        self.where = f"topology {plan.topology_name!r}, component {component!r}, task {task_id}"
+        self.routes: dict[str, StreamRoute] = {}
+        """Declared stream -> its route."""
+        rng = rng or random.Random()
+        local = plan.tasks_in_container(container)
+        for stream, out in plan.outputs[component].items():
+            route = StreamRoute(self, stream, tuple(out.schema.fields), out.direct, acking)
+            for consumer, inp in plan.consumers.get((component, stream), []):
+                tasks = plan.component_tasks.get(consumer, [])
+                route.add_destinations(tasks)
+                chooser = build_chooser(
+                    consumer, inp, route.fields, tasks, local, rng, prepare_custom
+                )
+                if chooser is None:
+                    route.direct_tasks.update(tasks)
+                elif chooser.multi:
+                    route.multi.append(chooser.choose)
+                else:
+                    route.single.append(chooser.choose)
+                    if chooser.cache is not None:
+                        route.key_index, route.cache = chooser.key_index, chooser.cache
+            route.specialise(fast=specialise)
+            self.routes[stream] = route
+
+    def route(self, stream: str | None) -> StreamRoute:
+        """The route of ``stream`` (None: the default stream, as pystorm's emit has it), or the
+        error that names the streams the component declares."""
+        route = self.routes.get("default" if stream is None else stream)
+        if route is None:
+            declared = sorted(self.routes) or "none"
+            raise UserCodeError(
+                f"{self.where}: emitted on stream {stream!r}, which the component does not "
+                f"declare (declared streams: {declared})"
+            )
+        return route
+
+    def emit(
+        self,
+        values: Sequence[Any],
+        stream: str | None = "default",
+        direct_task: int | None = None,
+        tree: Tree | None = None,
+    ) -> list[int]:
+        """Send ``values`` on ``stream`` (to ``direct_task``); the destination tasks."""
+        route = self.routes.get(stream)  # type: ignore[arg-type]
+        if route is None:
+            route = self.route(stream)
+        if direct_task is None:
+            return route.send(values, tree)
+        return route.send_direct(values, direct_task, tree)
+
+    def emit_counts(self) -> dict[str, int]:
+        """Tuples emitted so far, per stream."""
+        return {name: route.emitted for name, route in self.routes.items()}
+
+    def flush(self) -> None:
+        """Send every non-empty batch."""
+        for route in self.routes.values():
+            route.flush()

@@ -1,0 +1,60 @@
+"""The spout side of an instance: what a native ``Spout``'s ``emit`` delegates to."""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from typing import Any
+
+from heron_core.api import DEFAULT_STREAM
+from heron_core.instance._acking import AckSender, InFlight
+from heron_core.instance._anchoring import Ids, SpoutTree
+from heron_core.instance._router import Router
+
+
+class SpoutCollector:
+    """A spout's emits, through the router.
+
+    With acking off, an emit with a message id is acked at once (as Heron does, and Storm with
+    0 ackers): the ack reaches the spout on its next loop (``immediate_acks``). With acking on,
+    such an emit roots a tuple tree (`SpoutTree`); an emit that reaches nobody is complete at
+    once.
+    """
+
+    def __init__(
+        self,
+        router: Router,
+        acks: AckSender,
+        in_flight: InFlight,
+        immediate_acks: deque[tuple[Any, str]],
+        ids: Ids = random.getrandbits,
+    ) -> None:
+        self._routes = router.routes
+        self._route = router.route
+        self._acking = router.acking
+        self._tree = SpoutTree(router.task_id, acks, in_flight, ids)
+        self._immediate = immediate_acks
+        self.emitted = 0
+        """Tuples emitted on every stream (the spout loop's progress mark)."""
+
+    def emit(
+        self,
+        tup: Any,
+        tup_id: Any = None,
+        stream: str = DEFAULT_STREAM,
+        direct_task: int | None = None,
+        need_task_ids: bool = False,
+    ) -> list[int] | None:
+        route = self._routes.get(stream)
+        if route is None:
+            route = self._route(stream)
+            stream = route.stream
+        tree = self._tree.start() if tup_id is not None and self._acking else None
+        if direct_task is None:
+            tasks = route.send(tup, tree)
+        else:
+            tasks = route.send_direct(tup, direct_task, tree)
+        self.emitted += 1
+        if tup_id is not None and (tree is None or not tree.commit(tup_id, stream)):
+            self._immediate.append((tup_id, stream))
+        return tasks if need_task_ids else None
