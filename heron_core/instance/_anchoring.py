@@ -124,7 +124,8 @@ class Acker:
     """A bolt's trees: which emits are anchored, and acking or failing its inputs.
 
     Anchoring to, acking or failing a tuple already acked or failed is ignored with a warning
-    (Storm would corrupt the tree). With acking off, an ack or fail only counts the input.
+    (Storm would corrupt the tree). With acking off, ``count_ack`` and ``count_fail`` stand for
+    ``ack`` and ``fail``: they only count the input.
     """
 
     def __init__(
@@ -141,9 +142,7 @@ class Acker:
         self._ids = ids
         self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
         self._tree = Anchored(ids)
-        if not acking:
-            self.ack = self._count_ack  # type: ignore[method-assign]
-            self.fail = self._count_fail  # type: ignore[method-assign]
+        self.acking = acking
 
     def anchored(self, anchors: Any) -> Anchored | None:
         """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them), or
@@ -215,7 +214,7 @@ class Acker:
         tup._ackval = None
         for spout_task, root, _ in tup._roots:
             self._acks.fail(spout_task, root)
-        self._count_fail(tup)
+        self.count_fail(tup)
 
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's
@@ -224,14 +223,14 @@ class Acker:
             self._acks.reset(spout_task, root)
 
     @staticmethod
-    def _count_ack(tup: Tuple) -> None:
+    def count_ack(tup: Tuple) -> None:
         stats = tup._origin
         if stats is not None:
             stats.acked += 1
             stats.received_s += tup._received
 
     @staticmethod
-    def _count_fail(tup: Tuple) -> None:
+    def count_fail(tup: Tuple) -> None:
         stats = tup._origin
         if stats is not None:
             stats.failed += 1

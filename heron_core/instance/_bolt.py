@@ -21,20 +21,20 @@ class BoltCollector:
         self._route = router.route
         self._acking = router.acking
         self._anchored = acker.anchored
-        self.ack = acker.ack
-        self.fail = acker.fail
+        self.ack = acker.ack if acker.acking else acker.count_ack
+        self.fail = acker.fail if acker.acking else acker.count_fail
         self._reset = acker.reset_timeout
 
     def emit(
         self,
         tup: Any,
-        stream: str = DEFAULT_STREAM,
+        stream: str | None = DEFAULT_STREAM,
         anchors: Any = None,
-        direct_task: int | None = None,
-        need_task_ids: bool = False,
+        direct_task: Any = None,
+        need_task_ids: Any = False,
     ) -> list[int] | None:
-        route = self._routes.get(stream)
-        if route is None:
+        route = self._routes.get(stream)  # type: ignore[arg-type]
+        if route is None:  # an undeclared stream (an error), or None: the default stream
             route = self._route(stream)
         tree = self._anchored(anchors) if anchors and self._acking else None
         if direct_task is None:

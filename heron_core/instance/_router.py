@@ -103,6 +103,8 @@ class StreamRoute:
         ``fast`` False: the general send even where a specialised one exists)."""
         if self.direct:
             self.send = self._send_undirected
+        elif fast and self.silent:
+            self.send = self._send_silent
         elif fast and len(self.single) == 1 and not self.multi:
             self.choose = self.single[0]
             self.send = self._send_one
@@ -153,6 +155,14 @@ class StreamRoute:
         self.emitted += 1
         return [task]
 
+    def _send_silent(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+        """``send`` for a stream nobody subscribes to: values are only counted."""
+        kind = type(values)
+        if kind is not list and kind is not tuple:
+            self._checked(values)
+        self.emitted += 1
+        return []
+
     def _send_general(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
         """``send`` for any stream that is not direct: every grouping chooses."""
         kind = type(values)
@@ -166,7 +176,7 @@ class StreamRoute:
         self._put(chosen, values, tree)
         return chosen
 
-    def send_direct(self, values: Sequence[Any], task: int, tree: Tree | None) -> list[int]:
+    def send_direct(self, values: Sequence[Any], task: Any, tree: Tree | None) -> list[int]:
         """Send ``values`` to ``task``, which subscribes with a direct grouping."""
         if not self.direct:
             raise UserCodeError(
@@ -310,7 +320,7 @@ class Router:
         self,
         values: Sequence[Any],
         stream: str | None = "default",
-        direct_task: int | None = None,
+        direct_task: Any = None,
         tree: Tree | None = None,
     ) -> list[int]:
         """Send ``values`` on ``stream`` (to ``direct_task``); the destination tasks."""

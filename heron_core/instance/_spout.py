@@ -41,20 +41,19 @@ class SpoutCollector:
         self,
         tup: Any,
         tup_id: Any = None,
-        stream: str = DEFAULT_STREAM,
-        direct_task: int | None = None,
-        need_task_ids: bool = False,
+        stream: str | None = DEFAULT_STREAM,
+        direct_task: Any = None,
+        need_task_ids: Any = False,
     ) -> list[int] | None:
-        route = self._routes.get(stream)
-        if route is None:
+        route = self._routes.get(stream)  # type: ignore[arg-type]
+        if route is None:  # an undeclared stream (an error), or None: the default stream
             route = self._route(stream)
-            stream = route.stream
         tree = self._tree.start() if tup_id is not None and self._acking else None
         if direct_task is None:
             tasks = route.send(tup, tree)
         else:
             tasks = route.send_direct(tup, direct_task, tree)
         self.emitted += 1
-        if tup_id is not None and (tree is None or not tree.commit(tup_id, stream)):
-            self._immediate.append((tup_id, stream))
+        if tup_id is not None and (tree is None or not tree.commit(tup_id, route.stream)):
+            self._immediate.append((tup_id, route.stream))
         return tasks if need_task_ids else None

@@ -32,7 +32,7 @@ class TreeTracker:
     def __init__(self, nbuckets: int = 3) -> None:
         if nbuckets < 2:
             raise ValueError(f"nbuckets must be at least 2, got {nbuckets}")
-        self._buckets: deque[dict[int, dict[int, int]]] = deque({} for _ in range(nbuckets))
+        self._buckets: deque[dict[int, dict[int, int]]] = deque([{} for _ in range(nbuckets)])
         self._outcomes: dict[int, Outcomes] = {}
 
     def __len__(self) -> int:

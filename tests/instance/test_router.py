@@ -119,11 +119,11 @@ def test_values_of_any_number_on_a_stream_nobody_subscribes_to_are_only_counted(
 def test_a_stream_with_one_consumer_task_per_tuple_gets_the_specialised_send() -> None:
     router, _ = make()
     words = router.routes["default"]
-    # "pairs" goes to all tasks; "unheard" has no subscribers: both take the general send
+    # "pairs" goes to all tasks: the general send; "unheard" has no subscribers: it only counts
     assert words.choose is not None and words.key_index == 0
     assert words.send == words._send_one
     assert router.routes["pairs"].send == router.routes["pairs"]._send_general
-    assert router.routes["unheard"].silent
+    assert router.routes["unheard"].send == router.routes["unheard"]._send_silent
     task = words.send(["hello"], None)[0]
     assert words.cache == {"hello": task}  # the fields grouping's memo, read first next time
 

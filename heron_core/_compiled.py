@@ -1,0 +1,108 @@
+"""The per-tuple modules compiled to C by mypyc when the package is installed, and the switch
+that forces their plain Python sources.
+
+``pip install`` compiles the modules of :data:`COMPILED` (``setup.py`` reads this list); each
+stays importable from its ``.py`` file, which is the fallback wherever the compiled module is
+missing (no C compiler at install time, ``HERON_PURE_PYTHON=1`` at install time, or another
+Python). ``HERON_PURE_PYTHON=1`` in the environment when ``heron_core`` is first imported
+makes every process of the topology (they inherit it) load the ``.py`` sources even where the
+compiled modules exist. A compiled module older than its source (edited or checked out since
+the last build) is never used: the source runs, with a line on stderr saying so.
+
+This module has no imports from the package: ``setup.py`` loads it by path.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import os
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+COMPILED = (
+    "heron_core.instance._acking",
+    "heron_core.instance._anchoring",
+    "heron_core.instance._bolt",
+    "heron_core.instance._groupings",
+    "heron_core.instance._router",
+    "heron_core.instance._spout",
+    "heron_core.stmgr._trees",
+)
+"""The modules on the per-tuple path (router, groupings, anchoring, the collectors, the
+instance's and the stream manager's acking trackers)."""
+
+ENV = "HERON_PURE_PYTHON"
+
+
+def pure_python_forced() -> bool:
+    """Whether ``HERON_PURE_PYTHON`` asks for the plain Python modules."""
+    return os.environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no")
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+
+def _source_of(name: str) -> str:
+    return os.path.join(_PACKAGE_DIR, *name.split(".")[1:]) + ".py"
+
+
+def stale_modules() -> list[str]:
+    """The compiled modules older than their sources (edited, or checked out, after the last
+    build). mypyc compiles the modules as one group whose members import each other directly,
+    so one stale module means running every one of them from its source."""
+    stale = []
+    for name in COMPILED:
+        source = _source_of(name)
+        stem = source[: -len(".py")]
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            built = stem + suffix
+            if os.path.isfile(built):
+                if os.path.isfile(source) and os.path.getmtime(built) < os.path.getmtime(source):
+                    stale.append(name)
+                break
+    return stale
+
+
+class _Sources(importlib.abc.MetaPathFinder):
+    """Finds the modules of `COMPILED` as their ``.py`` sources, never as extensions."""
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None,
+        target: ModuleType | None = None,
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname not in COMPILED:
+            return None
+        return importlib.util.spec_from_file_location(fullname, _source_of(fullname))
+
+
+def install_finder() -> None:
+    """Run the ``.py`` sources of `COMPILED` when ``HERON_PURE_PYTHON`` asks for them, or when
+    a compiled module is stale (saying so on stderr); call it before any of them is imported."""
+    if any(isinstance(finder, _Sources) for finder in sys.meta_path):
+        return
+    if not pure_python_forced():
+        stale = stale_modules()
+        if not stale:
+            return
+        sys.stderr.write(
+            f"heron: the compiled {', '.join(stale)} is older than its source: running the "
+            "plain Python modules (`make install` compiles them again)\n"
+        )
+    sys.meta_path.insert(0, _Sources())
+
+
+def compiled_now() -> dict[str, bool]:
+    """For each module of `COMPILED`, whether this process runs it compiled (importing it)."""
+    status = {}
+    for name in COMPILED:
+        module = importlib.import_module(name)
+        status[name] = not (module.__file__ or "").endswith(".py")
+    return status
+
+
+install_finder()
