@@ -370,8 +370,9 @@ _KEYS = (
         "topology.shellbolt.max.pending",
         int,
         100,
-        "Storm's bound on tuples in flight to a ShellBolt's subprocess; honoured as a bound: the "
-        "host keeps one tuple in flight.",
+        "Storm's bound on tuples in flight to a ShellBolt's subprocess: the host writes a "
+        "batch's inputs in chunks of half of it, each ended by a heartbeat, and waits for the "
+        "oldest chunk's sync before the inputs in flight would exceed it.",
         minimum=1,
     ),
     Key(

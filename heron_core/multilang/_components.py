@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, Spout, Stream, Tuple
+from heron_core.api import Bolt, InputBatch, Spout, Stream, Tuple
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.multilang._hosts import ShellBoltHost, ShellSpoutHost
 from heron_core.multilang._process import IdleFailureHandler
@@ -42,8 +42,10 @@ class ShellBolt(_ShellOptions, Bolt):
     pystorm bolt, or any other language's).
 
     The subprocess starts in ``initialize`` (cwd: the topology's code directory; stderr: the
-    instance's log) and stops at ``close`` or when the process exits. ``process`` and
-    ``process_tick`` hand the tuple over and return once the subprocess has handled it; its
+    instance's log) and stops at ``close`` or when the process exits. The inputs of a batch go to
+    the subprocess pipelined, up to ``topology.shellbolt.max.pending`` in flight, and
+    ``process_batch`` returns once it has handled them (``process`` and ``process_tick`` hand
+    one tuple over and return once the subprocess has handled it); its
     emits, acks, fails and anchors go through this bolt's collector (acking is up to the
     subprocess, as in Storm). Heartbeats are sent as Storm sends them; a subprocess that
     exits or stays silent for ``topology.subprocess.timeout.secs`` raises UserCodeError (the
@@ -78,6 +80,15 @@ class ShellBolt(_ShellOptions, Bolt):
 
     def process(self, tup: Tuple) -> None:
         self.host.execute(tup, tup.component, tup.stream, tup.task, tup.values)
+
+    def process_batch(self, batch: InputBatch) -> None:
+        """A batch's inputs go to the subprocess pipelined (``ShellBoltHost.execute_batch``);
+        returns once it has handled every one."""
+        self.host.execute_batch(
+            ((tup, tup.component, tup.stream, tup.task, tup.values) for tup in batch.tuples()),
+            batch.due,
+            batch.serve,
+        )
 
     def process_tick(self, tup: Tuple) -> None:
         """Ticks go to the subprocess like any tuple (from ``__system`` on ``__tick``)."""

@@ -1,14 +1,16 @@
 """The protocol engines: run one multilang subprocess for a bolt- or spout-shaped caller.
 
-Both are driven from one thread (the instance's) and are synchronous: a call returns once the
-subprocess has handled what it was sent, and every emit, ack, fail, log, error and metrics
-command it wrote meanwhile has been applied through the caller's collector.
+Both are driven from one thread (the instance's): a call returns once the subprocess has
+handled what it was sent, and every emit, ack, fail, log, error and metrics command it wrote
+meanwhile has been applied through the caller's collector.
 
 * Spouts (Storm's ShellSpout): ``next``, ``ack``, ``fail``, ``activate`` and ``deactivate``
   are each answered by ``sync``.
-* Bolts (Storm's ShellBolt): each input (tick tuples included) gets a fresh string id, and a
-  heartbeat tuple is written right after it; the subprocess answers heartbeats with ``sync``
-  in order, so that ``sync`` ends the call. Between calls a heartbeat goes out every second, as
+* Bolts (Storm's ShellBolt): each input (tick tuples included) gets a fresh string id. Inputs
+  are pipelined: ``execute_batch`` writes them in chunks, each ended by a heartbeat tuple, with
+  up to ``topology.shellbolt.max.pending`` inputs in flight, and applies the answers while the
+  subprocess works; the subprocess answers heartbeats with ``sync`` in order, so the ``sync``
+  of the last chunk ends the call. Between calls a heartbeat goes out every second, as
   Storm sends them, and a subprocess silent for ``topology.subprocess.timeout.secs`` is killed.
   Acks, fails and anchors name input ids; the host maps them back to the caller's tuple
   objects (``handle``). Unlike Storm, an unknown or repeated id is ignored with a warning.
@@ -21,15 +23,17 @@ current call, or (while idle) through ``on_idle_failure``.
 
 from __future__ import annotations
 
+import collections
 import itertools
 import logging
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, SpoutCollector
 from heron_core.api import TopologyContext as NativeContext
+from heron_core.config import REGISTRY
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang._context import ShellMetric, handshake_conf, handshake_context
 from heron_core.multilang._process import IdleFailureHandler, ShellProcess, raise_in_main_thread
@@ -42,6 +46,7 @@ shell_log = logging.getLogger("heron.multilang")
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
 _DEFAULT_TIMEOUT_SECS = 30.0
+_MAX_PENDING = "topology.shellbolt.max.pending"
 
 H = TypeVar("H")
 H_contra = TypeVar("H_contra", contravariant=True)
@@ -217,6 +222,7 @@ class ShellBoltHost(_Host, Generic[H]):
         super().__init__(command, serializer, cwd=cwd, env=env, on_idle_failure=on_idle_failure)
         self._inputs: dict[str, H | None] = {}  # None: a tick (nothing to ack or anchor)
         self._ids = itertools.count(1)
+        self._max_pending: int = REGISTRY[_MAX_PENDING].default
 
     def start(
         self, config: Mapping[str, Any], context: NativeContext, collector: HostBoltCollector[H]
@@ -228,32 +234,78 @@ class ShellBoltHost(_Host, Generic[H]):
             UserCodeError: the subprocess cannot be started or does not answer.
         """
         self._collector = collector
+        self._max_pending = max(1, int(config.get(_MAX_PENDING, REGISTRY[_MAX_PENDING].default)))
         self._launch(config, context, heartbeats=True)
 
     def execute(
         self, handle: H, component: str, stream: str, task: int | None, values: Sequence[Any]
     ) -> None:
-        """Hand one input to the subprocess and apply what it answers.
+        """Hand one input to the subprocess and apply what it answers (``execute_batch`` of
+        one input)."""
+        self.execute_batch(((handle, component, stream, task, values),))
 
-        ``handle`` is what acks, fails and anchors of this input give back to the collector.
-        An input whose values the serializer cannot carry is failed (and logged).
+    def execute_batch(
+        self,
+        inputs: Iterable[tuple[H, str, str, int | None, Sequence[Any]]],
+        due: list[bool] | None = None,
+        serve: Callable[[], None] | None = None,
+    ) -> None:
+        """Hand inputs ``(handle, component, stream, task, values)`` to the subprocess, keeping
+        up to ``topology.shellbolt.max.pending`` of them in flight, and apply what it answers;
+        return once it has handled every one.
+
+        Inputs go out in chunks of half that bound, each chunk one write ended by a heartbeat
+        tuple; the ``sync`` answering it says the chunk is handled. Before a chunk would take
+        the inputs in flight past the bound, the answers are applied until the oldest chunk is
+        handled. ``handle`` is what acks, fails and anchors of an input give back to the
+        collector. An input whose values the serializer cannot carry is failed (and logged).
+        When ``due[0]`` is raised, ``serve()`` is called between two chunks (an instance's
+        `InputBatch.serve`: it sends what was emitted so far).
 
         Raises:
             UserCodeError: the subprocess failed or broke the protocol.
         """
         process = self._running()
-        tick = component == SYSTEM_COMPONENT and stream == TICK_STREAM
-        tuple_id = str(next(self._ids))
-        message = {
-            "id": tuple_id,
-            "comp": component,
-            "stream": stream,
-            "task": -1 if task is None else task,
-            "tuple": list(values),
-        }
+        limit = self._max_pending
+        chunk = max(1, limit // 2)
+        marks: collections.deque[tuple[int, int]] = collections.deque()  # (heartbeat, inputs)
+        in_flight = 0
         with process.busy():
+            pending = iter(inputs)
+            while True:
+                data, count = self._encode_chunk(process, pending, chunk)
+                if not count and not data:
+                    break
+                while marks and in_flight + count > limit:
+                    in_flight -= self._await(process, marks.popleft())
+                marks.append((process.write_with_heartbeat(data), count))
+                in_flight += count
+                if due is not None and due[0] and serve is not None:
+                    serve()
+            while marks:
+                self._await(process, marks.popleft())
+
+    def _encode_chunk(
+        self,
+        process: ShellProcess,
+        pending: Iterator[tuple[H, str, str, int | None, Sequence[Any]]],
+        size: int,
+    ) -> tuple[bytes, int]:
+        """Up to ``size`` inputs of ``pending`` encoded as tuple messages, and their count
+        (registered as in flight; one the serializer refuses is failed instead)."""
+        parts = []
+        for handle, component, stream, task, values in itertools.islice(pending, size):
+            tick = component == SYSTEM_COMPONENT and stream == TICK_STREAM
+            tuple_id = str(next(self._ids))
+            message = {
+                "id": tuple_id,
+                "comp": component,
+                "stream": stream,
+                "task": -1 if task is None else task,
+                "tuple": list(values),
+            }
             try:
-                process.write_with_heartbeat(message)
+                parts.append(process.encode(message))
             except (TypeError, ValueError) as exc:
                 log.error(
                     "%s: cannot send a tuple from %r stream %r to the subprocess (%s); it is "
@@ -265,13 +317,18 @@ class ShellBoltHost(_Host, Generic[H]):
                 )
                 if not tick:
                     self._collector.fail(handle)
-                return
+                continue
             self._inputs[tuple_id] = None if tick else handle
-            while True:
-                answer = process.read()
-                if answer.get("command") == "sync":
-                    return
+        return b"".join(parts), len(parts)
+
+    def _await(self, process: ShellProcess, mark: tuple[int, int]) -> int:
+        """Apply answers until the heartbeat of ``mark`` is answered; its count of inputs."""
+        heartbeat, count = mark
+        while process.answered < heartbeat:
+            answer = process.read()
+            if answer.get("command") != "sync":
                 self._handle(answer)
+        return count
 
     def _handle(self, message: dict[str, Any]) -> None:
         command = message.get("command")

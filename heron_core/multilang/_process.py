@@ -118,14 +118,14 @@ class ShellProcess:
         self._write_lock = threading.Lock()
         self._state = threading.Lock()
         self._stopped = threading.Event()
-        self._busy = False
+        self._busy = 0  # nesting depth of host calls (a bolt's serve() may run a tick inside one)
         self._closed = False
         self._failure: str | None = None
         self._heartbeats = 0
         self._heartbeat_ids = itertools.count(1)
         self._heartbeating = False
-        self._synced = 0
-        self._wanted: int | None = None
+        self.answered = 0
+        """Heartbeats answered by a ``sync`` that the caller has read (see :meth:`read`)."""
         self._strays = 0
         self.last_heard = time.monotonic()
         self._proc: subprocess.Popen[bytes] | None = None
@@ -190,7 +190,7 @@ class ShellProcess:
     def start_heartbeats(self) -> None:
         """Switch to Storm's ShellBolt behaviour: a heartbeat tuple every second while the
         caller is idle, failure when the subprocess has sent nothing for ``timeout_secs``, and
-        ``sync`` answers consumed here (see :meth:`write_with_heartbeat`)."""
+        ``sync`` answers counted (see :meth:`write_with_heartbeat`)."""
         self._heartbeating = True
         threading.Thread(
             target=self._heartbeat_loop, name=f"multilang-heartbeat-{self.pid}", daemon=True
@@ -241,14 +241,15 @@ class ShellProcess:
         """
         with self._state:
             failed = self._failure is not None
-            self._busy = not failed
+            if not failed:
+                self._busy += 1
         if failed:
             raise self._error()
         try:
             yield
         finally:
             with self._state:
-                self._busy = False
+                self._busy -= 1
                 failed = self._failure is not None
         if failed:
             raise self._error()
@@ -264,22 +265,27 @@ class ShellProcess:
         with self._write_lock:
             self._write(data)
 
-    def write_with_heartbeat(self, message: object | None = None) -> None:
-        """Send ``message`` (if any) and a heartbeat tuple right after it, in one write; once
-        heartbeats are on, :meth:`read` returns ``{"command": "sync"}`` when that heartbeat is
-        answered. A subprocess answers heartbeats with ``sync`` in order, so by then it has
-        handled everything sent before (the other answers are consumed unseen).
+    def encode(self, message: object) -> bytes:
+        """``message`` as the serializer writes it.
 
         Raises:
             TypeError, ValueError: the message holds values the serializer cannot carry.
+        """
+        return self._serializer.encode(message)
+
+    def write_with_heartbeat(self, data: bytes = b"") -> int:
+        """Send the encoded messages ``data`` and a heartbeat tuple right after them, in one
+        write; the heartbeat's number. A subprocess answers heartbeats with ``sync`` in order,
+        so once :attr:`answered` reaches that number it has handled everything sent before.
+
+        Raises:
             UserCodeError: the subprocess is gone.
         """
-        data = b"" if message is None else self._serializer.encode(message)
         with self._write_lock:
             data += self._heartbeat()
-            with self._state:  # before writing: the answer may come at once
-                self._wanted = self._heartbeats
+            number = self._heartbeats
             self._write(data)
+        return number
 
     def _heartbeat(self) -> bytes:
         self._heartbeats += 1
@@ -293,7 +299,9 @@ class ShellProcess:
         return self._serializer.encode(heartbeat)
 
     def read(self) -> dict[str, Any]:
-        """The next protocol message, waiting at most ``timeout_secs``.
+        """The next protocol message, waiting at most ``timeout_secs``. With heartbeats on,
+        a ``sync`` answers the oldest heartbeat not yet answered (idle ones included): reading
+        it adds one to :attr:`answered`.
 
         Raises:
             UserCodeError: the subprocess exited, went silent or sent undecodable output.
@@ -309,6 +317,8 @@ class ShellProcess:
         if item is _FAILED:
             raise self._error()
         message: dict[str, Any] = item
+        if self._heartbeating and message.get("command") == "sync":
+            self.answered += 1
         return message
 
     # --- internals -----------------------------------------------------------------------------
@@ -388,14 +398,6 @@ class ShellProcess:
                     after_pystorm_error = command == "error" and bool(
                         _PYSTORM_RAISED.match(str(item.get("msg", "")))
                     )
-                if self._heartbeating and item.get("command") == "sync":
-                    with self._state:
-                        self._synced += 1
-                        answered = self._wanted is not None and self._synced >= self._wanted
-                        if answered:
-                            self._wanted = None
-                    if not answered:
-                        continue
                 put(item)
         self._fail(self._exit_status() or "closed its stdout")
 

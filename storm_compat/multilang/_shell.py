@@ -3,7 +3,7 @@ kernel's multilang host."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +158,27 @@ class ShellBolt(_Shell, IRichBolt):
             input.getSourceStreamId(),
             input.getSourceTask(),
             input.getValues(),
+        )
+
+    def _execute_batch(
+        self, inputs: Sequence[Tuple], due: list[bool], serve: Callable[[], None]
+    ) -> None:
+        """Hand ``inputs`` to the subprocess pipelined (``ShellBoltHost.execute_batch``);
+        returns once it has handled every one. The bolt adapter calls it instead of
+        ``execute`` per input unless a subclass overrides ``execute``."""
+        self._host.execute_batch(
+            (
+                (
+                    tup,
+                    tup.getSourceComponent(),
+                    tup.getSourceStreamId(),
+                    tup.getSourceTask(),
+                    tup.getValues(),
+                )
+                for tup in inputs
+            ),
+            due,
+            serve,
         )
 
     def cleanup(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, CustomGrouping, GlobalStreamId, Spout, Stream
+from heron_core.api import Bolt, CustomGrouping, GlobalStreamId, InputBatch, Spout, Stream
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import UserCodeError
@@ -177,9 +177,22 @@ class BoltAdapter(_StormBolt):
         self.bolt = bolt
 
     def initialize(self, config: dict[str, Any], context: NativeContext) -> None:
+        from storm_compat.multilang import ShellBolt  # imports this package
+
         where = self._attach(config, context)
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)
         self.process = self._processor(self.bolt.execute, None)  # type: ignore[method-assign,assignment]
+        if isinstance(self.bolt, ShellBolt) and type(self.bolt).execute is ShellBolt.execute:
+            # a shell bolt takes each batch pipelined (unless a subclass has its own execute)
+            self.process_batch = self._shell_batch  # type: ignore[method-assign]
+
+    def _shell_batch(self, batch: InputBatch) -> None:
+        tuples = batch.tuples()
+        fields = self._fields_of(batch.component, batch.stream)
+        for tup in tuples:
+            tup._schema = fields  # type: ignore[attr-defined]
+            tup._done = False  # type: ignore[attr-defined]
+        self.bolt._execute_batch(tuples, batch.due, batch.serve)  # type: ignore[attr-defined]
 
     def process_tick(self, tup: NativeTuple) -> None:
         self.bolt.execute(Tuple(tup, TICK_FIELDS))

@@ -364,3 +364,41 @@ def test_a_command_that_cannot_start_is_named(idle: IdleFailures, tmp_path: Path
         UserCodeError, match=r"cannot start multilang subprocess '/no/such/interpreter bolt\.py'"
     ):
         host.start({}, FakeContext(), BoltRecorder())
+
+
+@pytest.mark.parametrize("max_pending", [1, 10, 100])
+def test_a_batch_is_pipelined_within_max_pending_and_handled_when_the_call_returns(
+    idle: IdleFailures, max_pending: int
+) -> None:
+    host: ShellBoltHost[Any] = ShellBoltHost(script("lagging_bolt.py"), on_idle_failure=idle)
+    recorder = BoltRecorder()
+    host.start({**CONFIG, "topology.shellbolt.max.pending": max_pending}, FakeContext(), recorder)
+    try:
+        served = []
+        due = [False]
+
+        def serve() -> None:
+            served.append(len(recorder.acked))
+            due[0] = False
+
+        def inputs() -> Iterator[tuple[Any, str, str, int, list[Any]]]:
+            for i in range(1000):
+                if i % 250 == 0:
+                    due[0] = True  # the instance's flush flag, raised now and then
+                yield (f"h{i}", "words", "default", 1, [i])
+
+        host.execute_batch(inputs(), due, serve)
+        # every input handled, in order, before the call returned
+        assert recorder.acked == [f"h{i}" for i in range(1000)]
+        words = [e for e in recorder.emits if e[1] == "default"]
+        assert [e[0] for e in words] == [[i] for i in range(1000)]
+        assert all(e[2] == [f"h{i}"] for i, e in enumerate(words))
+        # never more than max_pending inputs in flight, seen from the subprocess
+        outstanding = [e[0][1] for e in recorder.emits if e[1] == "stats"]
+        assert 1 <= max(outstanding) <= max_pending
+        print(f"max_pending {max_pending}: at most {max(outstanding)} inputs in flight")
+        assert served  # serve() ran between chunks when the flag was up
+        host.execute("tick", "__system", "__tick", None, [1])  # one more call still works
+    finally:
+        host.close()
+    assert idle.errors == []
