@@ -15,7 +15,7 @@ every child and exits 0.
 
 from heron_core._logging import configure_daemon_logging
 from heron_core.executor._children import describe_exit, die_with_parent, spawn, stop_processes
-from heron_core.executor._main import main, parse_state_config, read_plans
+from heron_core.executor._main import main, read_plans
 from heron_core.executor._processes import (
     STATE_KEYS,
     DaemonContext,
@@ -62,7 +62,6 @@ __all__ = [
     "ipc_dir",
     "ipc_dirs",
     "main",
-    "parse_state_config",
     "read_plans",
     "read_status",
     "reconcile",

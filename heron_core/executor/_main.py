@@ -8,9 +8,8 @@ import logging
 import shutil
 import sys
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
+from heron_core._daemon_flags import add_host_flag, add_topology_flags, parse_state_config
 from heron_core._logging import configure_daemon_logging
 from heron_core.config import config_from_proto
 from heron_core.errors import ConfigurationError, HeronError, StateManagerError
@@ -23,29 +22,9 @@ from heron_core.network import free_port
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import StateManager, create_state_manager
 
-__all__ = ["main", "parse_state_config", "read_plans"]
+__all__ = ["main", "read_plans"]
 
 log = logging.getLogger("heron_core.executor")
-
-
-def parse_state_config(text: str) -> dict[str, Any]:
-    """Parse a ``--state-config`` value (a JSON object).
-
-    Raises:
-        ConfigurationError: the text is not a JSON object.
-
-    >>> parse_state_config('{"heron.class.state.manager": "localfs"}')
-    {'heron.class.state.manager': 'localfs'}
-    """
-    try:
-        value = json.loads(text)
-    except ValueError as exc:
-        raise ConfigurationError(
-            f"--state-config: expected a JSON object, got {text!r}: {exc}"
-        ) from None
-    if not isinstance(value, dict):
-        raise ConfigurationError(f"--state-config: expected a JSON object, got {text!r}")
-    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -53,20 +32,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="python -m heron_core.executor",
         description="Start and supervise the processes of one container of a topology.",
     )
-    parser.add_argument("--topology-name", required=True, help="the topology's name")
-    parser.add_argument("--topology-id", required=True, help="the topology's id")
-    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
-    parser.add_argument(
-        "--working-dir", required=True, type=Path, help="the topology's working directory W"
-    )
-    parser.add_argument(
-        "--container", required=True, type=int, help="this container's id (0: the tmanager)"
-    )
-    parser.add_argument(
-        "--state-config", required=True, help="the state-manager keys of the config (JSON object)"
-    )
-    parser.add_argument(
-        "--host",
+    add_topology_flags(parser, container="this container's id (0: the tmanager)")
+    add_host_flag(
+        parser,
         default="",
         help="the address this container's tmanager or stream manager binds and registers "
         "(default: the daemons' own, 127.0.0.1); a scheduler running containers on several "

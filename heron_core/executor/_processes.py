@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heron_core._daemon_flags import DaemonFlags
 from heron_core.errors import SchedulerError
 from heron_core.proto import packing_plan_pb2
 
@@ -168,22 +169,18 @@ class DaemonContext:
         """The argv running daemon ``module`` (``heron_core.<daemon>``) with ``args``."""
         return (*self.command_prefix, module, *args)
 
-    def common_flags(self, container: int) -> tuple[str, ...]:
-        """The flags every daemon with state access takes."""
-        return (
-            "--topology-name",
+    def common_flags(self, container: int, state: bool = True) -> tuple[str, ...]:
+        """The topology flags of a daemon in ``container`` (with ``state``: with the state
+        manager's keys)."""
+        flags = DaemonFlags(
             self.topology_name,
-            "--topology-id",
             self.topology_id,
-            "--cluster",
             self.cluster,
-            "--working-dir",
             self.working_dir,
-            "--container",
-            str(container),
-            "--state-config",
-            self.state_config,
+            container,
+            self.state_config if state else None,
         )
+        return tuple(flags.argv())
 
 
 def desired_processes(
@@ -257,16 +254,7 @@ def desired_processes(
         name = instance_name(container, inst.component_name, inst.task_id)
         argv = context.command(
             "heron_core.instance",
-            "--topology-name",
-            context.topology_name,
-            "--topology-id",
-            context.topology_id,
-            "--cluster",
-            context.cluster,
-            "--working-dir",
-            context.working_dir,
-            "--container",
-            str(container),
+            *context.common_flags(container, state=False),
             "--task-id",
             str(inst.task_id),
             "--component",

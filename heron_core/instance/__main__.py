@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
+from heron_core._daemon_flags import add_local_endpoint_flag, add_topology_flags
 from heron_core._logging import configure_daemon_logging
 from heron_core.instance._runtime import InstanceArgs, InstanceRuntime
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m heron_core.instance", description=__doc__)
-    parser.add_argument("--topology-name", required=True, help="the topology's name")
-    parser.add_argument("--topology-id", required=True, help="the topology's id")
-    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
-    parser.add_argument("--working-dir", required=True, type=Path, help="the topology's directory")
-    parser.add_argument("--container", required=True, type=int, help="this container's id")
+    add_topology_flags(parser, state=False)
     parser.add_argument("--task-id", required=True, type=int, help="this instance's global task id")
     parser.add_argument("--component", required=True, help="the spout or bolt this task runs")
     parser.add_argument("--component-index", required=True, type=int, help="index in component")
-    parser.add_argument("--local-endpoint", required=True, help="the stmgr's ipc endpoint prefix")
+    add_local_endpoint_flag(parser, "the stmgr's ipc endpoint prefix")
     ns = parser.parse_args(argv)
     args = InstanceArgs(
         topology_name=ns.topology_name,

@@ -33,14 +33,10 @@ from typing import IO
 import psutil
 
 from heron_core import errors
+from heron_core._daemon_flags import DaemonFlags, add_topology_flags, parse_state_config
 from heron_core.config import config_from_proto
 from heron_core.errors import HeronError, SchedulerError, StateManagerError
-from heron_core.executor import (
-    StopSignals,
-    configure_daemon_logging,
-    parse_state_config,
-    read_plans,
-)
+from heron_core.executor import StopSignals, configure_daemon_logging, read_plans
 from heron_core.proto import scheduler_pb2
 from heron_core.scheduler import Scheduler, TopologyRuntime, create_scheduler
 from heron_core.scheduler._requests import (
@@ -83,20 +79,14 @@ def service_argv(
     >>> service_argv(rt, "{}", ("py", "-m"), report_fd=5)[-2:]
     ['--report-fd', '5']
     """
-    argv = [
-        *command_prefix,
-        MODULE,
-        "--topology-name",
+    flags = DaemonFlags(
         runtime.topology_name,
-        "--topology-id",
         runtime.topology_id,
-        "--cluster",
         runtime.cluster,
-        "--working-dir",
-        str(runtime.working_dir),
-        "--state-config",
-        state_config,
-    ]
+        runtime.working_dir,
+        state_config=state_config,
+    )
+    argv = [*command_prefix, MODULE, *flags.argv()]
     if report_fd is not None:
         argv += ["--report-fd", str(report_fd)]
     if supervise:
@@ -179,15 +169,7 @@ def _parser() -> argparse.ArgumentParser:
         prog=f"python -m {MODULE}",
         description="Run a topology's containers with its scheduler until SIGTERM.",
     )
-    parser.add_argument("--topology-name", required=True, help="the topology's name")
-    parser.add_argument("--topology-id", required=True, help="the topology's id")
-    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
-    parser.add_argument(
-        "--working-dir", required=True, type=Path, help="the topology's working directory W"
-    )
-    parser.add_argument(
-        "--state-config", required=True, help="the state-manager keys of the config (JSON object)"
-    )
+    add_topology_flags(parser, container=None)
     parser.add_argument(
         "--report-fd",
         type=int,

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from heron_core._daemon_flags import DaemonFlags
 from heron_core.executor import describe_exit, ipc_dirs, spawn
 from heron_core.scheduler._package import unpack_package
 
@@ -121,25 +122,15 @@ class ContainerTask:
 
     def argv(self, working_dir: Path, host: str) -> list[str]:
         """The executor's command line (this Python, which is ``spark.pyspark.python``)."""
-        return [
-            sys.executable,
-            "-m",
-            "heron_core.executor",
-            "--topology-name",
+        flags = DaemonFlags(
             self.topology_name,
-            "--topology-id",
             self.topology_id,
-            "--cluster",
             self.cluster,
-            "--working-dir",
-            str(working_dir),
-            "--container",
-            str(self.container),
-            "--state-config",
+            working_dir,
+            self.container,
             self.state_config,
-            "--host",
-            host,
-        ]
+        )
+        return [sys.executable, "-m", "heron_core.executor", *flags.argv(), "--host", host]
 
     def __call__(self, partition: Iterable[object]) -> Iterator[str]:
         """Run the container until its executor ends; never returns normally.

@@ -7,13 +7,12 @@ or SIGINT, 1 when it cannot start or fails while serving, 2 on bad flags.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import signal
 import sys
-from pathlib import Path
 from types import FrameType
 
+from heron_core._daemon_flags import add_host_flag, add_topology_flags, state_config_of
 from heron_core._logging import configure_daemon_logging
 from heron_core.errors import HeronError
 from heron_core.statemgr import create_state_manager
@@ -25,22 +24,12 @@ logger = logging.getLogger(__name__)
 def main(argv: list[str] | None = None) -> int:
     """Parse ``argv``, configure logging, run the daemon; return the exit status."""
     parser = argparse.ArgumentParser(prog="python -m heron_core.tmanager", description=__doc__)
-    parser.add_argument("--topology-name", required=True, help="the topology's name")
-    parser.add_argument("--topology-id", required=True, help="the topology's id")
-    parser.add_argument("--cluster", required=True, help="the cluster the topology runs on")
-    parser.add_argument("--working-dir", required=True, type=Path, help="the topology's directory")
-    parser.add_argument("--container", required=True, type=int, help="this container's id (0)")
-    parser.add_argument("--state-config", required=True, help="state manager config (JSON object)")
-    parser.add_argument("--host", default="127.0.0.1", help="address to bind and advertise")
+    add_topology_flags(parser, container="this container's id (0)")
+    add_host_flag(parser, "address to bind and advertise")
     args = parser.parse_args(argv)
     if args.container != 0:
         parser.error(f"the tmanager runs in container 0, got --container {args.container}")
-    try:
-        state_config = json.loads(args.state_config)
-    except json.JSONDecodeError as exc:
-        parser.error(f"--state-config is not JSON: {exc}")
-    if not isinstance(state_config, dict):
-        parser.error(f"--state-config must be a JSON object, got {args.state_config!r}")
+    state_config = state_config_of(parser, args.state_config)
 
     configure_daemon_logging(args.topology_name, "tmanager", args.container)
     try:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_support import (  # noqa: F401 - heron_home_fixture is a fixture
+from home_support import (  # noqa: F401 - heron_home_fixture is a fixture
     WORD_COUNT,
     heron_home_fixture,
     processes_under,

@@ -9,12 +9,12 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from cli_support import (  # noqa: F401 - heron_home_fixture is a fixture
+from click.testing import CliRunner
+from home_support import (  # noqa: F401 - heron_home_fixture is a fixture
     heron_home_fixture,
     processes_under,
     wait_until,
 )
-from click.testing import CliRunner
 
 from heron_core.cli import _run as run_cli
 from heron_core.cli.main import cli

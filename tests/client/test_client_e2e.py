@@ -6,7 +6,7 @@ import io
 from pathlib import Path
 
 import pytest
-from client_support import (  # noqa: F401 - heron_home_fixture is a fixture
+from home_support import (  # noqa: F401 - heron_home_fixture is a fixture
     WORD_COUNT,
     heron_home_fixture,
     processes_under,

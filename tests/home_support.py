@@ -13,7 +13,7 @@ from heron_core.testing.processes import processes_mentioning as processes_under
 
 __all__ = ["ROOT", "WORD_COUNT", "heron_home_fixture", "processes_under", "wait_until"]
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 WORD_COUNT = ROOT / "topologies" / "word_count.py"
 
 
