@@ -43,7 +43,12 @@ test: install
 # everything so.
 PURE_TESTS := tests/packaging tests/instance tests/stmgr/test_trees.py heron_core/instance \
 	heron_core/stmgr tests/multilang/test_multilang_hosts.py \
-	tests/e2e/test_process_model.py tests/e2e/test_acking.py
+	tests/e2e/test_process_model.py::test_word_count_gives_exact_counts \
+	tests/e2e/test_process_model.py::test_each_grouping_keeps_its_contract \
+	tests/e2e/test_acking.py::test_random_failures_are_replayed_until_every_id_is_acked_once \
+	tests/e2e/test_acking.py::test_max_spout_pending_is_never_exceeded \
+	tests/e2e/test_acking.py::test_a_bolt_that_takes_whole_batches_settles_their_inputs \
+	tests/e2e/test_acking.py::test_with_acking_off_nothing_is_tracked
 
 test-pure: install
 	HERON_PURE_PYTHON=1 $(BIN)/python -m pytest $(PURE_TESTS) $(PYTEST_ARGS)
