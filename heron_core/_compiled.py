@@ -105,4 +105,5 @@ def compiled_now() -> dict[str, bool]:
     return status
 
 
-install_finder()
+if __name__ == "heron_core._compiled":  # not when setup.py loads this file by path
+    install_finder()

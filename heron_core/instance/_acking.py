@@ -58,13 +58,9 @@ class AckSender:
 
     def acks_of(self, spout_task: int) -> dict[int, int]:
         """The live root key -> XOR map of ``spout_task``'s acks (the same dict for the
-        sender's life, emptied by :meth:`flush`): ``m[key] = m.get(key, 0) ^ value`` is
-        :meth:`ack` without the call."""
+        sender's life, emptied by :meth:`flush`), which `heron_core.instance._anchoring.Acker`
+        XORs each ack into."""
         return self._entries(spout_task).acks
-
-    def ack(self, spout_task: int, key: int, value: int) -> None:
-        acks = self._entries(spout_task).acks
-        acks[key] = acks.get(key, 0) ^ value
 
     def fail(self, spout_task: int, key: int) -> None:
         self._entries(spout_task).fail_keys.append(key)
@@ -104,40 +100,40 @@ class InFlight:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         # insertion-ordered: oldest first (reset re-inserts at the end)
-        self._roots: dict[int, tuple[Any, str, float]] = {}
+        self._trees: dict[int, tuple[Any, str, float]] = {}
 
     def __len__(self) -> int:
-        return len(self._roots)
+        return len(self._trees)
 
     def add(self, root: int, msg_id: Any, stream: str) -> None:
-        self._roots[root] = (msg_id, stream, self._clock())
+        self._trees[root] = (msg_id, stream, self._clock())
 
     def complete(self, roots: Iterable[int]) -> list[tuple[Any, str, float]]:
         """(message id, stream, start time) of each of ``roots`` that was in flight."""
-        pop = self._roots.pop
+        pop = self._trees.pop
         return [entry for entry in map(pop, roots, repeat(None)) if entry is not None]
 
     def failed(self, root: int) -> tuple[Any, str] | None:
         """The message id and its stream, if ``root`` was in flight."""
-        entry = self._roots.pop(root, None)
+        entry = self._trees.pop(root, None)
         return None if entry is None else (entry[0], entry[1])
 
     def reset(self, root: int) -> None:
         """Restart ``root``'s timeout (Storm's resetTimeout)."""
-        entry = self._roots.pop(root, None)
+        entry = self._trees.pop(root, None)
         if entry is not None:
-            self._roots[root] = (entry[0], entry[1], self._clock())
+            self._trees[root] = (entry[0], entry[1], self._clock())
 
     def expired(self, timeout_s: float) -> Iterator[tuple[Any, str]]:
         """Remove and yield (message id, stream) of trees older than ``timeout_s``, oldest
         first."""
         cutoff = self._clock() - timeout_s
         old = []
-        for root, entry in self._roots.items():  # one pass: the oldest come first
+        for root, entry in self._trees.items():  # one pass: the oldest come first
             if entry[2] > cutoff:
                 break
             old.append(root)
         for root in old:
-            left = self._roots.pop(root, None)
+            left = self._trees.pop(root, None)
             if left is not None:
                 yield left[0], left[1]

@@ -37,6 +37,9 @@ Anchors = Sequence[tuple[int, int, int]]
 Ids = Callable[[int], int]
 """Draws random bits: ``ids(64)``, as ``random.getrandbits``."""
 
+RANDOM_IDS: Ids = random.getrandbits
+"""Where edge and root ids come from outside tests."""
+
 _WARN_ACKED = "anchored a new tuple to a tuple already acked or failed"
 _WARN_TWICE = "acked or failed the same tuple twice; ignored"
 
@@ -134,7 +137,7 @@ class Acker:
         where: str,
         warn: Callable[[str], None],
         acking: bool,
-        ids: Ids = random.getrandbits,
+        ids: Ids = RANDOM_IDS,
     ) -> None:
         self._where = where
         self._acks = acks

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import random
 from collections import deque
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Ids, SpoutTree
+from heron_core.instance._anchoring import RANDOM_IDS, Ids, SpoutTree
 from heron_core.instance._router import Router
 
 
@@ -27,7 +26,7 @@ class SpoutCollector:
         acks: AckSender,
         in_flight: InFlight,
         immediate_acks: deque[tuple[Any, str]],
-        ids: Ids = random.getrandbits,
+        ids: Ids = RANDOM_IDS,
     ) -> None:
         self._routes = router.routes
         self._route = router.route
