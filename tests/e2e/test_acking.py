@@ -236,7 +236,7 @@ def test_back_pressure_bounds_memory_and_loses_nothing(
     spout = b.add_spout("fast", FastSpout(count, payload=1000), par=1)
     b.add_bolt(
         "slow",
-        SlowThenFastBolt(cost=0.0005, slow_for=60.0, directory=str(out)),
+        SlowThenFastBolt(cost=0.0005, slow_for=20.0, directory=str(out)),
         par=1,
         inputs={spout: Grouping.SHUFFLE},
         config={"topology.tick.tuple.freq.secs": 1.0},
