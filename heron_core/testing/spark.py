@@ -335,12 +335,14 @@ class SparkStandaloneCluster:
             self._directory = None
 
     def log_text(self) -> str:
-        """The daemons' logs and every executor's ``stderr``, each under a header."""
+        """The daemons' logs, every executor's ``stderr`` and the logs of the topology
+        containers it ran (``containers/<K>/logs``), each under a header."""
         if self._directory is None:
             return self._final_log
         parts = []
         files = sorted((self._directory / "logs").glob("*.log"))
         files += sorted((self._directory / "work").glob("*/*/stderr"))
+        files += sorted((self._directory / "work").glob("*/*/containers/*/logs/*.log"))
         for path in files:
             with contextlib.suppress(OSError):
                 text = path.read_text(errors="replace")

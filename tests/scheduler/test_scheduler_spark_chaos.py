@@ -65,6 +65,14 @@ def _kill_each_daemon_kind(run: SparkTopologyRun, ident: str) -> None:
         ("metricsmgr-1", 1, "metricsmgr"),
         ("spout instance", spout[0], f"instance-{spout[1]}"),
     ):
+        # the daemon may be starting again (a restart the previous kill caused): wait for it
+        wait_for(
+            lambda container=container, role=role: (
+                role in container_processes(ident).get(container, {})
+            ),
+            f"the {kind} running (container {container}: {container_processes(ident)})",
+            timeout=60,
+        )
         pid = container_processes(ident)[container][role]
         acked = len(_acked(run))
         os.kill(pid, signal.SIGKILL)
