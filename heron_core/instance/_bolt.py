@@ -17,8 +17,7 @@ class BoltCollector:
     are ignored."""
 
     def __init__(self, router: Router, acker: Acker) -> None:
-        self._routes = router.routes
-        self._route = router.route
+        self._emit = router.emit
         self._acking = router.acking
         self._anchored = acker.anchored
         self.ack = acker.ack if acker.acking else acker.count_ack
@@ -33,14 +32,8 @@ class BoltCollector:
         direct_task: Any = None,
         need_task_ids: Any = False,
     ) -> list[int] | None:
-        route = self._routes.get(stream)  # type: ignore[arg-type]
-        if route is None:  # an undeclared stream (an error), or None: the default stream
-            route = self._route(stream)
         tree = self._anchored(anchors) if anchors and self._acking else None
-        if direct_task is None:
-            tasks = route.send(tup, tree)
-        else:
-            tasks = route.send_direct(tup, direct_task, tree)
+        tasks = self._emit(tup, stream, direct_task, tree)
         return tasks if need_task_ids else None
 
     def reset_timeout(self, tup: Tuple) -> None:

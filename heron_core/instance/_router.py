@@ -323,9 +323,10 @@ class Router:
         direct_task: Any = None,
         tree: Tree | None = None,
     ) -> list[int]:
-        """Send ``values`` on ``stream`` (to ``direct_task``); the destination tasks."""
+        """Send ``values`` on ``stream`` (to ``direct_task``; None: the default stream, as
+        pystorm's emit has it); the destination tasks. What every collector's emit does."""
         route = self.routes.get(stream)  # type: ignore[arg-type]
-        if route is None:
+        if route is None:  # None, or an undeclared stream (the error names the declared ones)
             route = self.route(stream)
         if direct_task is None:
             return route.send(values, tree)

@@ -28,8 +28,7 @@ class SpoutCollector:
         immediate_acks: deque[tuple[Any, str]],
         ids: Ids = RANDOM_IDS,
     ) -> None:
-        self._routes = router.routes
-        self._route = router.route
+        self._emit = router.emit
         self._acking = router.acking
         self._tree = SpoutTree(router.task_id, acks, in_flight, ids)
         self._immediate = immediate_acks
@@ -44,15 +43,12 @@ class SpoutCollector:
         direct_task: Any = None,
         need_task_ids: Any = False,
     ) -> list[int] | None:
-        route = self._routes.get(stream)  # type: ignore[arg-type]
-        if route is None:  # an undeclared stream (an error), or None: the default stream
-            route = self._route(stream)
         tree = self._tree.start() if tup_id is not None and self._acking else None
-        if direct_task is None:
-            tasks = route.send(tup, tree)
-        else:
-            tasks = route.send_direct(tup, direct_task, tree)
+        tasks = self._emit(tup, stream, direct_task, tree)
         self.emitted += 1
-        if tup_id is not None and (tree is None or not tree.commit(tup_id, route.stream)):
-            self._immediate.append((tup_id, route.stream))
+        if tup_id is not None:
+            if stream is None:  # as pystorm's emit has it: the default stream
+                stream = DEFAULT_STREAM
+            if tree is None or not tree.commit(tup_id, stream):
+                self._immediate.append((tup_id, stream))
         return tasks if need_task_ids else None
