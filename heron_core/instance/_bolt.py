@@ -17,9 +17,9 @@ class BoltCollector:
     are ignored."""
 
     def __init__(self, router: Router, acker: Acker) -> None:
-        self._emit = router.emit
+        self._router = router
         self._acking = router.acking
-        self._anchored = acker.anchored
+        self._acker = acker
         self.ack = acker.ack if acker.acking else acker.count_ack
         self.fail = acker.fail if acker.acking else acker.count_fail
         self._reset = acker.reset_timeout
@@ -32,8 +32,8 @@ class BoltCollector:
         direct_task: Any = None,
         need_task_ids: Any = False,
     ) -> list[int] | None:
-        tree = self._anchored(anchors) if anchors and self._acking else None
-        tasks = self._emit(tup, stream, direct_task, tree)
+        tree = self._acker.anchored(anchors) if anchors and self._acking else None
+        tasks = self._router.emit(tup, stream, direct_task, tree)
         return tasks if need_task_ids else None
 
     def reset_timeout(self, tup: Tuple) -> None:

@@ -37,6 +37,8 @@ from heron_core.proto import tuple_pb2
 
 _PICKLE = tuple_pb2.PICKLE
 _MARSHAL = tuple_pb2.MARSHAL
+_ONE, _SILENT, _GENERAL, _UNDIRECTED = 0, 1, 2, 3
+"""`StreamRoute.kind`: which send a route has."""
 
 
 class DataSink(Protocol):
@@ -61,6 +63,7 @@ class StreamRoute:
         "emitted",
         "fields",
         "key_index",
+        "kind",
         "marshal",
         "multi",
         "send",
@@ -90,6 +93,7 @@ class StreamRoute:
         self.cache: dict[Any, int] = {}
         self.marshal = True  # values are marshaled until a batch holds something marshal refuses
         self.send: Callable[[Sequence[Any], Tree | None], list[int]] = self._send_general
+        self.kind = _GENERAL  # which send `send` is, for `Router.emit`'s direct calls
 
     # --- building ----------------------------------------------------------------------------
     def add_destinations(self, tasks: Sequence[int]) -> None:
@@ -102,15 +106,15 @@ class StreamRoute:
         """Pick ``send`` for this stream's consumers (done once, when the plan is known;
         ``fast`` False: the general send even where a specialised one exists)."""
         if self.direct:
-            self.send = self._send_undirected
+            self.send, self.kind = self._send_undirected, _UNDIRECTED
         elif fast and self.silent:
-            self.send = self._send_silent
+            self.send, self.kind = self._send_silent, _SILENT
         elif fast and len(self.single) == 1 and not self.multi:
             self.choose = self.single[0]
-            self.send = self._send_one
+            self.send, self.kind = self._send_one, _ONE
         else:
             self.key_index = -1
-            self.send = self._send_general
+            self.send, self.kind = self._send_general, _GENERAL
 
     # --- sending -----------------------------------------------------------------------------
     def _checked(self, values: Any) -> Sequence[Any]:
@@ -328,9 +332,17 @@ class Router:
         route = self.routes.get(stream)  # type: ignore[arg-type]
         if route is None:  # None, or an undeclared stream (the error names the declared ones)
             route = self.route(stream)
-        if direct_task is None:
-            return route.send(values, tree)
-        return route.send_direct(values, direct_task, tree)
+        if direct_task is not None:
+            return route.send_direct(values, direct_task, tree)
+        # `route.send`, called by name: compiled, a direct call instead of a generic one
+        kind = route.kind
+        if kind == _ONE:
+            return route._send_one(values, tree)
+        if kind == _SILENT:
+            return route._send_silent(values, tree)
+        if kind == _GENERAL:
+            return route._send_general(values, tree)
+        return route._send_undirected(values, tree)
 
     def emit_counts(self) -> dict[str, int]:
         """Tuples emitted so far, per stream."""

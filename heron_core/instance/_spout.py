@@ -28,7 +28,7 @@ class SpoutCollector:
         immediate_acks: deque[tuple[Any, str]],
         ids: Ids = RANDOM_IDS,
     ) -> None:
-        self._emit = router.emit
+        self._router = router
         self._acking = router.acking
         self._tree = SpoutTree(router.task_id, acks, in_flight, ids)
         self._immediate = immediate_acks
@@ -44,7 +44,7 @@ class SpoutCollector:
         need_task_ids: Any = False,
     ) -> list[int] | None:
         tree = self._tree.start() if tup_id is not None and self._acking else None
-        tasks = self._emit(tup, stream, direct_task, tree)
+        tasks = self._router.emit(tup, stream, direct_task, tree)
         self.emitted += 1
         if tup_id is not None:
             if stream is None:  # as pystorm's emit has it: the default stream

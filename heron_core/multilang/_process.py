@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import _thread
 import atexit
+import collections
 import contextlib
 import itertools
 import logging
@@ -114,7 +115,9 @@ class ShellProcess:
         self._env = dict(env)
         self.timeout_secs = timeout_secs
         self._on_idle_failure = on_idle_failure
+        # the reader thread puts each read's messages as one list (or _FAILED)
         self._messages: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._unread: collections.deque[dict[str, Any]] = collections.deque()
         self._write_lock = threading.Lock()
         self._state = threading.Lock()
         self._stopped = threading.Event()
@@ -306,17 +309,20 @@ class ShellProcess:
         Raises:
             UserCodeError: the subprocess exited, went silent or sent undecodable output.
         """
-        try:
-            item = self._messages.get(timeout=self.timeout_secs)
-        except queue.Empty:
-            self._fail(
-                f"sent nothing for {self.timeout_secs:g}s while an answer was awaited "
-                "(topology.subprocess.timeout.secs)"
-            )
-            raise self._error() from None
-        if item is _FAILED:
-            raise self._error()
-        message: dict[str, Any] = item
+        unread = self._unread
+        if not unread:
+            try:
+                item = self._messages.get(timeout=self.timeout_secs)
+            except queue.Empty:
+                self._fail(
+                    f"sent nothing for {self.timeout_secs:g}s while an answer was awaited "
+                    "(topology.subprocess.timeout.secs)"
+                )
+                raise self._error() from None
+            if item is _FAILED:
+                raise self._error()
+            unread.extend(item)
+        message = unread.popleft()
         if self._heartbeating and message.get("command") == "sync":
             self.answered += 1
         return message
@@ -383,11 +389,11 @@ class ShellProcess:
                     f"wrote output the {self._serializer.name} serializer cannot decode: {exc!r}"
                 )
                 return
+            messages = []
             for item in items:
                 if isinstance(item, Stray):
                     self._stray(item.text)
                     continue
-                self.last_heard = time.monotonic()
                 if self._heartbeating:
                     # Heartbeat answers are counted, so a sync that answers none must not be:
                     # drop the one pystorm sends right after reporting an exception.
@@ -398,7 +404,10 @@ class ShellProcess:
                     after_pystorm_error = command == "error" and bool(
                         _PYSTORM_RAISED.match(str(item.get("msg", "")))
                     )
-                put(item)
+                messages.append(item)
+            if messages:
+                self.last_heard = time.monotonic()
+                put(messages)
         self._fail(self._exit_status() or "closed its stdout")
 
     def _stray(self, text: str) -> None:
