@@ -136,7 +136,6 @@ class Acker:
         acks: AckSender,
         where: str,
         warn: Callable[[str], None],
-        acking: bool,
         ids: Ids = RANDOM_IDS,
     ) -> None:
         self._where = where
@@ -145,51 +144,39 @@ class Acker:
         self._ids = ids
         self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
         self._tree = Anchored(ids)
-        self.acking = acking
 
     def anchored(self, anchors: Any) -> Anchored | None:
         """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them), or
         None when none of them belongs to a live tree."""
-        kind = type(anchors)
-        if kind is list or kind is tuple:
-            if len(anchors) != 1:
-                return self._anchored_to_many(anchors)
-            anchor = anchors[0]
-        elif isinstance(anchors, Tuple):
-            anchor = anchors
+        if isinstance(anchors, Tuple):
+            one = anchors
+        elif (type(anchors) is list or type(anchors) is tuple) and len(anchors) == 1:
+            one = anchors[0]  # the usual case: no list of live anchors to build
         else:
-            return self._anchored_to_many(anchors)
+            live = [anchor for anchor in anchors if self._live(anchor)]
+            if not live:
+                return None
+            tree = self._tree
+            tree._one, tree._live = (live[0], []) if len(live) == 1 else (None, live)
+            return tree
+        if not self._live(one):
+            return None
+        tree = self._tree
+        tree._one = one
+        return tree
+
+    def _live(self, anchor: Any) -> bool:
+        """Whether ``anchor`` belongs to a tree and is not settled yet (warned if settled);
+        raises unless it is a Tuple."""
         if not isinstance(anchor, Tuple):
-            raise self._not_a_tuple(anchor)
+            raise UserCodeError(
+                f"{self._where}: anchors must be input Tuples of this bolt, got "
+                f"{type(anchor).__name__} {shown(anchor, 100)}"
+            )
         if anchor._ackval is None:
             self._warn(_WARN_ACKED)
-            return None
-        if not anchor._roots:
-            return None
-        tree = self._tree
-        tree._one = anchor
-        return tree
-
-    def _anchored_to_many(self, anchors: Any) -> Anchored | None:
-        live = []
-        for anchor in anchors:
-            if not isinstance(anchor, Tuple):
-                raise self._not_a_tuple(anchor)
-            if anchor._ackval is None:
-                self._warn(_WARN_ACKED)
-            elif anchor._roots:
-                live.append(anchor)
-        if not live:
-            return None
-        tree = self._tree
-        tree._one, tree._live = None, live
-        return tree
-
-    def _not_a_tuple(self, anchor: Any) -> UserCodeError:
-        return UserCodeError(
-            f"{self._where}: anchors must be input Tuples of this bolt, got "
-            f"{type(anchor).__name__} {shown(anchor, 100)}"
-        )
+            return False
+        return bool(anchor._roots)
 
     def ack(self, tup: Tuple) -> None:
         """Ack ``tup``: its edge XOR its children's edges goes to each of its trees."""
@@ -204,10 +191,7 @@ class Acker:
             if acks is None:
                 acks = maps[spout_task] = self._acks.acks_of(spout_task)
             acks[root] = acks.get(root, 0) ^ value ^ pending
-        stats = tup._origin
-        if stats is not None:
-            stats.acked += 1
-            stats.received_s += tup._received
+        self.count_ack(tup)
 
     def fail(self, tup: Tuple) -> None:
         """Fail ``tup``: each of its trees fails."""
@@ -227,6 +211,7 @@ class Acker:
 
     @staticmethod
     def count_ack(tup: Tuple) -> None:
+        """Count ``tup`` acked (its input stream's counters)."""
         stats = tup._origin
         if stats is not None:
             stats.acked += 1
@@ -234,6 +219,7 @@ class Acker:
 
     @staticmethod
     def count_fail(tup: Tuple) -> None:
+        """Count ``tup`` failed (its input stream's counters)."""
         stats = tup._origin
         if stats is not None:
             stats.failed += 1

@@ -20,9 +20,8 @@ class BoltCollector:
         self._router = router
         self._acking = router.acking
         self._acker = acker
-        self.ack = acker.ack if acker.acking else acker.count_ack
-        self.fail = acker.fail if acker.acking else acker.count_fail
-        self._reset = acker.reset_timeout
+        self.ack = acker.ack if self._acking else acker.count_ack
+        self.fail = acker.fail if self._acking else acker.count_fail
 
     def emit(
         self,
@@ -40,4 +39,4 @@ class BoltCollector:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's
         resetTimeout)."""
         if self._acking:
-            self._reset(tup)
+            self._acker.reset_timeout(tup)

@@ -14,11 +14,12 @@ happen once per batch: one ``marshal`` of the whole batch, or ``pickle`` once a 
 stream is not of a core type; with acking on, the batch also carries each copy's anchors,
 marshaled as a second list.
 
-``send`` is specialised once per stream when the route is built: a stream with one consuming
-task per tuple (one non-``ALL`` grouping, the usual case) gets a send that asks its one grouping
-(through the fields grouping's memo first); any other stream gets the general send, which asks
-every grouping. The general send gives the same result for every stream (a property test checks
-it against the specialised one).
+``send`` is specialised once per stream when the route is built (`StreamRoute.kind`): a stream
+nobody subscribes to only counts; a stream with one consuming task per tuple (one grouping that
+is not ``ALL`` or custom, the usual case) asks its one grouping (through the fields grouping's
+memo first); any other stream gets the general send, which asks every grouping. The general
+send gives the same result for every stream (a property test checks it against the specialised
+one).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
+from heron_core.api import DEFAULT_STREAM
 from heron_core.errors import EmitTypeError, UserCodeError, shown
 from heron_core.instance._anchoring import Anchors, Tree
 from heron_core.instance._groupings import build_chooser
@@ -37,8 +39,8 @@ from heron_core.proto import tuple_pb2
 
 _PICKLE = tuple_pb2.PICKLE
 _MARSHAL = tuple_pb2.MARSHAL
-_ONE, _SILENT, _GENERAL, _UNDIRECTED = 0, 1, 2, 3
-"""`StreamRoute.kind`: which send a route has."""
+ONE, SILENT, GENERAL, UNDIRECTED = 0, 1, 2, 3
+"""`StreamRoute.kind`: which send a route has (see `StreamRoute.specialise`)."""
 
 
 class DataSink(Protocol):
@@ -66,7 +68,6 @@ class StreamRoute:
         "kind",
         "marshal",
         "multi",
-        "send",
         "silent",
         "single",
         "stream",
@@ -92,8 +93,8 @@ class StreamRoute:
         self.key_index = -1  # its field's index, when it memoizes value -> task in `cache`
         self.cache: dict[Any, int] = {}
         self.marshal = True  # values are marshaled until a batch holds something marshal refuses
-        self.send: Callable[[Sequence[Any], Tree | None], list[int]] = self._send_general
-        self.kind = _GENERAL  # which send `send` is, for `Router.emit`'s direct calls
+        self.kind = GENERAL
+        """Which send `send` calls (set by `specialise`)."""
 
     # --- building ----------------------------------------------------------------------------
     def add_destinations(self, tasks: Sequence[int]) -> None:
@@ -106,17 +107,29 @@ class StreamRoute:
         """Pick ``send`` for this stream's consumers (done once, when the plan is known;
         ``fast`` False: the general send even where a specialised one exists)."""
         if self.direct:
-            self.send, self.kind = self._send_undirected, _UNDIRECTED
+            self.kind = UNDIRECTED
         elif fast and self.silent:
-            self.send, self.kind = self._send_silent, _SILENT
+            self.kind = SILENT
         elif fast and len(self.single) == 1 and not self.multi:
             self.choose = self.single[0]
-            self.send, self.kind = self._send_one, _ONE
+            self.kind = ONE
         else:
             self.key_index = -1
-            self.send, self.kind = self._send_general, _GENERAL
+            self.kind = GENERAL
 
     # --- sending -----------------------------------------------------------------------------
+    def send(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+        """Send ``values`` (with anchors from ``tree``, acking on) to the tasks the stream's
+        groupings choose; those tasks. Dispatches on `kind` (compiled: direct calls)."""
+        kind = self.kind
+        if kind == ONE:
+            return self._send_one(values, tree)
+        if kind == SILENT:
+            return self._send_silent(values, tree)
+        if kind == GENERAL:
+            return self._send_general(values, tree)
+        return self._send_undirected(values, tree)
+
     def _checked(self, values: Any) -> Sequence[Any]:
         """``values`` as a list or tuple of the stream's arity, or the error that says why not
         (a stream nobody subscribes to takes any number: Storm checks it only when it builds a
@@ -311,7 +324,7 @@ class Router:
     def route(self, stream: str | None) -> StreamRoute:
         """The route of ``stream`` (None: the default stream, as pystorm's emit has it), or the
         error that names the streams the component declares."""
-        route = self.routes.get("default" if stream is None else stream)
+        route = self.routes.get(DEFAULT_STREAM if stream is None else stream)
         if route is None:
             declared = sorted(self.routes) or "none"
             raise UserCodeError(
@@ -323,7 +336,7 @@ class Router:
     def emit(
         self,
         values: Sequence[Any],
-        stream: str | None = "default",
+        stream: str | None = DEFAULT_STREAM,
         direct_task: Any = None,
         tree: Tree | None = None,
     ) -> list[int]:
@@ -334,15 +347,7 @@ class Router:
             route = self.route(stream)
         if direct_task is not None:
             return route.send_direct(values, direct_task, tree)
-        # `route.send`, called by name: compiled, a direct call instead of a generic one
-        kind = route.kind
-        if kind == _ONE:
-            return route._send_one(values, tree)
-        if kind == _SILENT:
-            return route._send_silent(values, tree)
-        if kind == _GENERAL:
-            return route._send_general(values, tree)
-        return route._send_undirected(values, tree)
+        return route.send(values, tree)
 
     def emit_counts(self) -> dict[str, int]:
         """Tuples emitted so far, per stream."""

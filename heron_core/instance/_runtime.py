@@ -293,7 +293,7 @@ class InstanceRuntime:
         if self.is_spout:
             collector = SpoutCollector(self.router, self.acks, self.in_flight, self.immediate_acks)
         else:
-            acker = Acker(self.acks, self._where, self.warn_once, self.acking)
+            acker = Acker(self.acks, self._where, self.warn_once)
             collector = BoltCollector(self.router, acker)
         self.collector = collector
         self.component._collector = collector

@@ -12,7 +12,7 @@ import pytest
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
 from heron_core.errors import UserCodeError
 from heron_core.instance._plan import PlanView
-from heron_core.instance._router import Router
+from heron_core.instance._router import GENERAL, ONE, SILENT, Router
 from heron_core.proto import physical_plan_pb2, tuple_pb2
 
 
@@ -121,9 +121,9 @@ def test_a_stream_with_one_consumer_task_per_tuple_gets_the_specialised_send() -
     words = router.routes["default"]
     # "pairs" goes to all tasks: the general send; "unheard" has no subscribers: it only counts
     assert words.choose is not None and words.key_index == 0
-    assert words.send == words._send_one
-    assert router.routes["pairs"].send == router.routes["pairs"]._send_general
-    assert router.routes["unheard"].send == router.routes["unheard"]._send_silent
+    assert words.kind == ONE
+    assert router.routes["pairs"].kind == GENERAL
+    assert router.routes["unheard"].kind == SILENT
     task = words.send(["hello"], None)[0]
     assert words.cache == {"hello": task}  # the fields grouping's memo, read first next time
 

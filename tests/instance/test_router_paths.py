@@ -135,7 +135,7 @@ def build(
     if component == "src":
         collector = SpoutCollector(router, acks, InFlight(lambda: 0.0), deque(), ids)
     else:
-        collector = BoltCollector(router, Acker(acks, "here", lambda what: None, acking, ids))
+        collector = BoltCollector(router, Acker(acks, "here", lambda what: None, ids))
     return router, wire, collector, acks
 
 
