@@ -273,9 +273,11 @@ class ShellBoltHost(_Host, Generic[H]):
         with process.busy():
             pending = iter(inputs)
             while True:
-                data, count = self._encode_chunk(process, pending, chunk)
-                if not count and not data:
+                data, count, taken = self._encode_chunk(process, pending, chunk)
+                if not taken:
                     break
+                if not count:  # every input of the chunk was failed: nothing to send
+                    continue
                 while marks and in_flight + count > limit:
                     in_flight -= self._await(process, marks.popleft())
                 marks.append((process.write_with_heartbeat(data), count))
@@ -290,11 +292,14 @@ class ShellBoltHost(_Host, Generic[H]):
         process: ShellProcess,
         pending: Iterator[tuple[H, str, str, int | None, Sequence[Any]]],
         size: int,
-    ) -> tuple[bytes, int]:
-        """Up to ``size`` inputs of ``pending`` encoded as tuple messages, and their count
-        (registered as in flight; one the serializer refuses is failed instead)."""
+    ) -> tuple[bytes, int, int]:
+        """Up to ``size`` inputs taken from ``pending``: their tuple messages encoded, how many
+        there are (registered as in flight) and how many inputs were taken (one the serializer
+        refuses is failed instead of sent)."""
         parts = []
+        taken = 0
         for handle, component, stream, task, values in itertools.islice(pending, size):
+            taken += 1
             tick = component == SYSTEM_COMPONENT and stream == TICK_STREAM
             tuple_id = str(next(self._ids))
             message = {
@@ -319,7 +324,7 @@ class ShellBoltHost(_Host, Generic[H]):
                     self._collector.fail(handle)
                 continue
             self._inputs[tuple_id] = None if tick else handle
-        return b"".join(parts), len(parts)
+        return b"".join(parts), len(parts), taken
 
     def _await(self, process: ShellProcess, mark: tuple[int, int]) -> int:
         """Apply answers until the heartbeat of ``mark`` is answered; its count of inputs."""

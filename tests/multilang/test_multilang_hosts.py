@@ -402,3 +402,21 @@ def test_a_batch_is_pipelined_within_max_pending_and_handled_when_the_call_retur
     finally:
         host.close()
     assert idle.errors == []
+
+
+def test_a_chunk_whose_every_input_the_serializer_refuses_does_not_end_the_batch(
+    idle: IdleFailures,
+) -> None:
+    host: ShellBoltHost[Any] = ShellBoltHost(script("lagging_bolt.py"), on_idle_failure=idle)
+    recorder = BoltRecorder()
+    # max pending 2: chunks of one input, so the first chunk holds only the refused input
+    host.start({**CONFIG, "topology.shellbolt.max.pending": 2}, FakeContext(), recorder)
+    try:
+        inputs = [("bad", "words", "default", 1, [object()])]
+        inputs += [(f"h{i}", "words", "default", 1, [i]) for i in range(5)]
+        host.execute_batch(inputs)
+        assert recorder.failed == ["bad"]
+        assert recorder.acked == [f"h{i}" for i in range(5)]
+    finally:
+        host.close()
+    assert idle.errors == []
