@@ -152,16 +152,13 @@ class ShellBolt(_Shell, IRichBolt):
 
     def execute(self, input: Tuple) -> None:
         """Hand ``input`` (tick tuples included) to the subprocess; returns once it is handled."""
-        self._host.execute(
-            input,
-            input.getSourceComponent(),
-            input.getSourceStreamId(),
-            input.getSourceTask(),
-            input.getValues(),
-        )
+        self._execute_batch((input,))
 
     def _execute_batch(
-        self, inputs: Sequence[Tuple], due: list[bool], serve: Callable[[], None]
+        self,
+        inputs: Sequence[Tuple],
+        due: list[bool] | None = None,
+        serve: Callable[[], None] | None = None,
     ) -> None:
         """Hand ``inputs`` to the subprocess pipelined (``ShellBoltHost.execute_batch``);
         returns once it has handled every one. The bolt adapter calls it instead of
