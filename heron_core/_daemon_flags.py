@@ -23,7 +23,6 @@ __all__ = [
     "add_local_endpoint_flag",
     "add_shell_port_flag",
     "add_topology_flags",
-    "flags_of",
     "parse_state_config",
     "state_config_of",
 ]
@@ -86,18 +85,6 @@ def add_topology_flags(
             required=True,
             help="the state-manager keys of the config (JSON object)",
         )
-
-
-def flags_of(ns: argparse.Namespace) -> DaemonFlags:
-    """The topology flags of parsed arguments."""
-    return DaemonFlags(
-        ns.topology_name,
-        ns.topology_id,
-        ns.cluster,
-        ns.working_dir,
-        getattr(ns, "container", None),
-        getattr(ns, "state_config", None),
-    )
 
 
 def parse_state_config(text: str) -> dict[str, Any]:
