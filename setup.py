@@ -1,6 +1,9 @@
 """Builds the per-tuple modules with mypyc (the list is heron_core/_compiled.py's COMPILED).
 
-Everything else about the package is in pyproject.toml. With ``HERON_PURE_PYTHON=1`` at install
+It also lists the packages: ``heron_core``, ``storm_compat`` and ``heronpy``, whose source is
+``storm_compat/_heronpy/heronpy`` (heronpy's import name, over the native API; ``_heronpy`` is
+a plain directory, not a package, so the source has one module name). Everything else about the
+package is in pyproject.toml. With ``HERON_PURE_PYTHON=1`` at install
 time, or when the compiler fails, the package installs without compiled modules and runs its
 plain Python sources.
 """
@@ -11,7 +14,7 @@ import importlib.util
 import os
 import sys
 
-from setuptools import setup
+from setuptools import find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 
@@ -57,4 +60,18 @@ def _extensions() -> list:  # type: ignore[type-arg]
     return mypycify([*flags, *paths], opt_level="3", group_name="heron_core")
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": _OptionalBuildExt})
+_HERONPY = "storm_compat/_heronpy/heronpy"
+
+
+def _packages() -> list[str]:
+    ours = find_packages(include=["heron_core*", "storm_compat*"])
+    heronpy = ["heronpy", *(f"heronpy.{p}" for p in find_packages(_HERONPY))]
+    return ours + heronpy
+
+
+setup(
+    packages=_packages(),
+    package_dir={"heronpy": _HERONPY},
+    ext_modules=_extensions(),
+    cmdclass={"build_ext": _OptionalBuildExt},
+)
