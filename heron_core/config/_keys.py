@@ -676,6 +676,71 @@ _KEYS = (
         "The sinks of every container's metrics manager, shaped as Heron's metrics_sinks.yaml "
         "(default: heron_core/config/metrics_sinks.yaml); checked at submit.",
     ),
+    # --- topology: windowed bolts (Storm's BaseWindowedBolt builder methods set these) -------
+    Key(
+        "topology.bolts.window.length.count",
+        int,
+        None,
+        "A windowed bolt's window holds its last this many tuples (withWindow(Count)).",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.bolts.window.length.duration.ms",
+        int,
+        None,
+        "A windowed bolt's window holds the tuples of this many ms (withWindow(Duration)).",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.bolts.window.sliding.interval.count",
+        int,
+        None,
+        "A windowed bolt's window fires every this many tuples; None = 1 unless sliding by "
+        "duration.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.bolts.window.sliding.interval.duration.ms",
+        int,
+        None,
+        "A windowed bolt's window fires every this many ms.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.bolts.tuple.timestamp.field.name",
+        str,
+        None,
+        "Event time: the input field holding each tuple's timestamp in ms (withTimestampField).",
+        nullable=True,
+    ),
+    Key(
+        "topology.bolts.tuple.timestamp.max.lag.ms",
+        int,
+        None,
+        "Event time: how far out of order timestamps may arrive, ms (withLag); None = 0.",
+        nullable=True,
+        minimum=0,
+    ),
+    Key(
+        "topology.bolts.watermark.event.interval.ms",
+        int,
+        None,
+        "Event time: ms between watermarks (withWatermarkInterval); None = 1000.",
+        nullable=True,
+        minimum=1,
+    ),
+    Key(
+        "topology.bolts.late.tuple.stream",
+        str,
+        None,
+        "Event time: the stream late tuples are emitted on, field late_tuple "
+        "(withLateTupleStream); None = dropped.",
+        nullable=True,
+    ),
 )
 
 _ORDERINGS = (
