@@ -107,16 +107,22 @@ def load_topology(spec: str, name: str | None = None) -> LoadedTopology:
 
 
 LOADERS_GROUP = "heron.topology_loaders"
-"""Entry-point group of topology loaders: the entry's name is a file suffix (``.yaml``), its
-value a ``callable(path, name) -> LoadedTopology``. Loaders for ``.py`` may return None to
-leave the file to the default Python import."""
+"""Entry-point group of topology loaders: the entry's name is a file suffix (``.yaml``),
+optionally followed by ``:label`` so that several loaders can claim one suffix (``.py:heronpy``;
+a TOML table cannot repeat a key), its value a ``callable(path, name) -> LoadedTopology``.
+Loaders for ``.py`` may return None to leave the file to the next loader or the default Python
+import."""
 
 
 def _file_loaders(target: str, attr: str) -> list[Any]:
     suffix = Path(target).suffix
     if not suffix or (suffix == ".py" and attr):
         return []
-    return [e.load() for e in metadata.entry_points(group=LOADERS_GROUP) if e.name == suffix]
+    return [
+        e.load()
+        for e in metadata.entry_points(group=LOADERS_GROUP)
+        if e.name.partition(":")[0] == suffix
+    ]
 
 
 def _import_file(path: Path, spec: str) -> tuple[ModuleType, Path]:

@@ -1,0 +1,1 @@
+"""heronpy example topologies (after Heron's ``examples/src/python``)."""

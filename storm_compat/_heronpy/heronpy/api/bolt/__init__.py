@@ -1,0 +1,1 @@
+"""heronpy's ``bolt``: ``Bolt``, ``BaseBolt`` and the windowed bolts."""

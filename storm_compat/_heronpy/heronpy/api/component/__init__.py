@@ -1,0 +1,1 @@
+"""heronpy's ``component``: ``BaseComponent`` and the ``HeronComponentSpec`` specs."""

@@ -1,0 +1,1 @@
+"""heronpy's ``spout``: ``Spout`` and ``BaseSpout``."""

@@ -1,0 +1,1 @@
+"""heronpy's ``state``: the ``State`` interface and the ``StatefulComponent`` mixin."""
