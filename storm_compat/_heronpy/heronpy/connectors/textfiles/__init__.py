@@ -1,0 +1,1 @@
+"""File sources: ``textfilesgenerator.TextFileGenerator``."""
