@@ -21,6 +21,11 @@ from storm_compat.topology._builder import (
 )
 from storm_compat.topology._declarer import OutputFieldsDeclarer
 from storm_compat.topology._interfaces import IBasicBolt, IComponent, IRichBolt, IRichSpout
+from storm_compat.windowing._executor import (
+    IWindowedBolt,
+    TupleFieldTimestampExtractor,
+    WindowedBoltExecutor,
+)
 
 __all__ = [
     "BasicOutputCollector",
@@ -30,9 +35,12 @@ __all__ = [
     "IComponent",
     "IRichBolt",
     "IRichSpout",
+    "IWindowedBolt",
     "OutputFieldsDeclarer",
     "ReportedFailedException",
     "SpoutDeclarer",
     "StormTopology",
     "TopologyBuilder",
+    "TupleFieldTimestampExtractor",
+    "WindowedBoltExecutor",
 ]

@@ -21,6 +21,7 @@ from storm_compat.topology._adapters import (
 from storm_compat.topology._declarer import OutputFieldsDeclarer
 from storm_compat.topology._interfaces import IBasicBolt, IRichBolt, IRichSpout
 from storm_compat.tuple import Fields
+from storm_compat.windowing._executor import IWindowedBolt, WindowedBoltExecutor
 
 __all__ = [
     "BoltDeclarer",
@@ -106,6 +107,10 @@ class StormTopology:
         for comp in self.components:
             conf = Layer(f"the config of topology {name!r}, component {comp.id!r}", comp.config)
             component_config = conf.validated()
+            if isinstance(comp.component, WindowedBoltExecutor):  # its timers need ticks
+                component_config = comp.component.plannedConfig(
+                    name, comp.id, topology_config, component_config
+                )
             par = _parallelism(comp, component_config, topology_config)
             if isinstance(comp.component, IRichSpout):
                 spout = SpoutAdapter(comp.component, comp.streams)
@@ -326,21 +331,27 @@ class TopologyBuilder:
         return SpoutDeclarer(self, id)
 
     def setBolt(
-        self, id: str, bolt: IRichBolt | IBasicBolt, parallelism_hint: int | None = None
+        self,
+        id: str,
+        bolt: IRichBolt | IBasicBolt | IWindowedBolt,
+        parallelism_hint: int | None = None,
     ) -> BoltDeclarer:
         """Add bolt ``bolt`` as ``id`` with ``parallelism_hint`` tasks (default 1); subscribe
-        it with the groupings of the returned declarer.
+        it with the groupings of the returned declarer. A windowed bolt runs in a
+        ``WindowedBoltExecutor``.
 
         Raises:
-            TopologyValidationError: ``id`` is taken, or ``bolt`` is neither an IRichBolt nor
-                an IBasicBolt.
+            TopologyValidationError: ``id`` is taken, or ``bolt`` is not an IRichBolt, an
+                IBasicBolt or an IWindowedBolt.
         """
+        if isinstance(bolt, IWindowedBolt):
+            bolt = WindowedBoltExecutor(bolt)
         if not isinstance(bolt, IRichBolt | IBasicBolt):
             raise TopologyValidationError(
                 UNNAMED,
                 id,
-                f"setBolt needs an IRichBolt or IBasicBolt (e.g. a BaseRichBolt or "
-                f"BaseBasicBolt), got {bolt!r}",
+                f"setBolt needs an IRichBolt, IBasicBolt or IWindowedBolt (e.g. a BaseRichBolt, "
+                f"BaseBasicBolt or BaseWindowedBolt), got {bolt!r}",
             )
         self._add(id, bolt, parallelism_hint, "bolt")
         return BoltDeclarer(self, id)

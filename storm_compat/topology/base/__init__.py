@@ -11,5 +11,6 @@ from storm_compat.topology.base._base import (
     BaseRichBolt,
     BaseRichSpout,
 )
+from storm_compat.topology.base._windowed import BaseWindowedBolt
 
-__all__ = ["BaseBasicBolt", "BaseComponent", "BaseRichBolt", "BaseRichSpout"]
+__all__ = ["BaseBasicBolt", "BaseComponent", "BaseRichBolt", "BaseRichSpout", "BaseWindowedBolt"]
