@@ -1,0 +1,216 @@
+"""Heron's Python example topologies (rewritten in ``heronpy_examples/``) run unchanged with
+the installed ``heron`` command, and what they log shows they behaved as in Heron.
+
+Each test waits for the components' own log lines (their ticks), with a generous deadline,
+then stops the topologies; every process is gone afterwards, and the logs are printed when a
+test fails.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+from compat_support import logs_under, processes_under
+
+pytestmark = pytest.mark.processes
+
+EXAMPLES = Path(__file__).resolve().parent / "heronpy_examples" / "examples" / "src" / "python"
+HERON = str(Path(sys.executable).with_name("heron"))
+DEADLINE_S = 180.0
+WORDS = {"hello", "bye", "good", "bad", "heron", "storm"}
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Iterator[Path]:
+    """A heron home; on failure its logs are printed; no process of it may be left."""
+    home = tmp_path / "home"
+    try:
+        yield home
+    except BaseException:
+        print(logs_under(tmp_path))
+        raise
+    finally:
+        leftovers = processes_under(home)
+        for process in leftovers:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        psutil.wait_procs(leftovers, timeout=30)
+        assert leftovers == [], f"processes left: {leftovers}"
+
+
+def _wait(what: str, ready: Callable[[], bool], show: Callable[[], str]) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not ready():
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} within {DEADLINE_S} s:\n{show()}")
+        time.sleep(0.2)
+
+
+class _Running:
+    """``heron run PROGRAM`` in the background; its lines as ``<component>:<task> | text``."""
+
+    def __init__(self, program: str, home: Path) -> None:
+        self.proc = subprocess.Popen(
+            [HERON, "run", str(EXAMPLES / program), "--heron-home", str(home)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            start_new_session=True,
+        )
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        self.lines.extend(line.rstrip("\n") for line in self.proc.stdout)
+
+    @property
+    def output(self) -> str:
+        return "\n".join(self.lines)
+
+    def shown(self, component: str, text: str) -> dict[int, list[str]]:
+        """``{task: [the part after text, of each line of the component containing it]}``."""
+        found: dict[int, list[str]] = {}
+        for line in list(self.lines):
+            who, _, said = line.partition(" | ")
+            name, _, task = who.partition(":")
+            if name == component and task.isdigit() and text in said:
+                found.setdefault(int(task), []).append(said.partition(text)[2])
+        return found
+
+    def stop(self) -> None:
+        """SIGINT, then wait for the run's end (it stops every process it started)."""
+        try:
+            if self.proc.poll() is None:
+                self.proc.send_signal(signal.SIGINT)
+            self.proc.wait(timeout=DEADLINE_S)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            self._reader.join(30)
+            if self.proc.stdout is not None:
+                self.proc.stdout.close()
+        assert self.proc.returncode == 0, self.output
+
+
+def test_word_count_with_heron_run(home: Path) -> None:
+    # TopologyBuilder + build_and_submit() under __main__, named by sys.argv[1]; ATLEAST_ONCE:
+    # every word is acked by a count bolt and the ack reaches the spout with its tup_id; fields
+    # grouping: each word is counted by one task only; "heron" counts ten.
+    run = _Running("word_count_topology.py", home)
+    try:
+
+        def ready() -> bool:
+            maps = run.shown("count_bolt", "Current map: ")
+            acks = run.shown("word_spout", "Acked ")
+            return len(maps) == 2 and all(len(m) >= 2 for m in maps.values()) and len(acks) == 2
+
+        _wait("ticks and acks", ready, lambda: run.output)
+    finally:
+        run.stop()
+    assert "running 'word_count_topology'" in run.output  # the name the program got
+    maps = run.shown("count_bolt", "Current map: ")
+    last = [ast.literal_eval(seen[-1]) for seen in maps.values()]
+    counted = [set(m) for m in last]
+    assert counted[0].isdisjoint(counted[1]), last
+    assert counted[0] | counted[1] <= WORDS and counted[0] | counted[1], last
+    assert all(m["heron"] % 10 == 0 for m in last if "heron" in m), last
+    acks = [a for seen in run.shown("word_spout", "Acked ").values() for a in seen]
+    assert all(a.endswith("tup_id: message id") for a in acks), acks
+    assert run.shown("word_spout", "Failed ") == {}, run.output
+
+
+def test_multi_stream_and_custom_grouping_with_heron_run(home: Path) -> None:
+    # Two Topology classes, run side by side. MultiStream: words go to the count bolts, both
+    # the default and the "error" stream go to the aggregator (ALL). CustomGrouping: the
+    # grouping defined in the program sends every word to the first consume_bolt task;
+    # prepare() gets the source component's name.
+    multi = _Running("multi_stream_topology.py", home / "multi")
+    run = _Running("custom_grouping_topology.py", home / "custom")
+
+    def streams() -> list[dict[str, int]]:
+        found = multi.shown("stream_aggregator", "Current stream counter: ")
+        return [ast.literal_eval(c) for seen in found.values() for c in seen]
+
+    def ready() -> bool:
+        consumed = run.shown("consume_bolt", "Total received data tuple: ")
+        return (
+            any(c.get("error", 0) >= 1 for c in streams())
+            and len(consumed) == 3
+            and all(len(t) >= 2 for t in consumed.values())
+            and any(int(t[-1]) > 0 for t in consumed.values())
+        )
+
+    try:
+        _wait("stream counts and consumed totals", ready, lambda: multi.output + run.output)
+    finally:
+        multi.stop()
+        run.stop()
+    counters = streams()
+    maps = multi.shown("count_bolt", "Current map: ")
+    assert set(counters[-1]) == {"default", "error"}, counters
+    assert counters[-1]["default"] > counters[-1]["error"], counters
+    assert all(set(ast.literal_eval(m[-1])) <= WORDS for m in maps.values() if m), maps
+    totals = run.shown("consume_bolt", "Total received data tuple: ")
+    consumed = {task: int(seen[-1]) for task, seen in totals.items()}
+    first = min(consumed)
+    assert consumed[first] > 0, consumed
+    assert all(consumed[t] == 0 for t in consumed if t != first), consumed
+    prepared = [
+        line.partition("SampleCustomGrouping prepare: ")[2]
+        for line in run.lines
+        if "SampleCustomGrouping prepare: " in line
+    ]
+    assert prepared == [
+        f"src component word_spout, stream default, target tasks {sorted(consumed)}"
+    ]
+
+
+def test_window_size_and_half_acking_with_heron_run(home: Path) -> None:
+    # WindowSize: a SlidingWindowBolt (4 s windows every 1 s) acks a tuple only when it leaves
+    # the window, so with max spout pending 100 a window holds at most the 200 tuples of the
+    # two spouts, and windows stay non-empty long after the first ones only if those acks reach
+    # the spouts. HalfAcking: the bolt fails every second tuple, and the spouts see fails and
+    # acks alike.
+    window = _Running("window_size_topology.py", home / "window")
+    half = _Running("half_acking_topology.py", home / "half")
+    pattern = re.compile(r"\[(\d+), (\d+)\] holds (\d+) tuples")
+
+    def windows() -> dict[int, list[tuple[int, int, int]]]:
+        return {
+            task: [(int(m[1]), int(m[2]), int(m[3])) for m in map(pattern.search, seen) if m]
+            for task, seen in window.shown("count_bolt", "Window ").items()
+        }
+
+    def ready() -> bool:
+        late = [w for ws in windows().values() for w in ws if w[0] >= ws[0][0] + 6 and w[2] > 0]
+        return (
+            len(windows()) == 2
+            and bool(late)
+            and bool(half.shown("word_spout", "Acked "))
+            and bool(half.shown("word_spout", "Failed "))
+        )
+
+    try:
+        _wait("late windows, acks and fails", ready, lambda: window.output + half.output)
+    finally:
+        window.stop()
+        half.stop()
+    for task_windows in windows().values():
+        assert all(end - start == 4 for start, end, _ in task_windows), task_windows
+        assert all(size <= 200 for _, _, size in task_windows), task_windows
+    received = half.shown("half_ack_bolt", "Total received: ")
+    assert any(int(seen[-1]) > 0 for seen in received.values()), half.output
