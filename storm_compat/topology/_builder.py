@@ -108,7 +108,7 @@ class StormTopology:
             conf = Layer(f"the config of topology {name!r}, component {comp.id!r}", comp.config)
             component_config = conf.validated()
             if isinstance(comp.component, WindowedBoltExecutor):  # its timers need ticks
-                component_config = comp.component.plannedConfig(
+                component_config = comp.component.planned_config(
                     name, comp.id, topology_config, component_config
                 )
             par = _parallelism(comp, component_config, topology_config)

@@ -166,7 +166,7 @@ class WindowedBoltExecutor(IRichBolt):
         self.clock = clock
 
     # --- at plan time ------------------------------------------------------------------------
-    def windowSpec(self, config: Mapping[str, Any]) -> WindowSpec:
+    def window_spec(self, config: Mapping[str, Any]) -> WindowSpec:
         """The window that ``config`` (the bolt's effective config) asks for.
 
         Raises:
@@ -184,8 +184,12 @@ class WindowedBoltExecutor(IRichBolt):
             )
         return spec
 
-    def plannedConfig(
-        self, topology: str, component: str, topologyConf: Mapping[str, Any], conf: dict[str, Any]
+    def planned_config(
+        self,
+        topology: str,
+        component: str,
+        topology_conf: Mapping[str, Any],
+        conf: dict[str, Any],
     ) -> dict[str, Any]:
         """The component config ``conf`` checked, with the tick frequency the window's timers
         need (the smaller of it and one the user set).
@@ -194,7 +198,7 @@ class WindowedBoltExecutor(IRichBolt):
             ConfigurationError: naming the topology, the component and the setting.
         """
         try:
-            spec = self.windowSpec({**topologyConf, **conf})
+            spec = self.window_spec({**topology_conf, **conf})
         except WindowConfigError as exc:
             raise ConfigurationError(
                 f"topology {topology!r}, component {component!r} (windowed bolt "
@@ -204,9 +208,9 @@ class WindowedBoltExecutor(IRichBolt):
         if period is None:
             return conf
         tick_s = max(period / 4, MIN_TICK_MS) / 1000
-        given = conf.get(TICK_FREQ, topologyConf.get(TICK_FREQ))
-        if given is not None:
-            tick_s = min(tick_s, float(given))
+        asked = conf.get(TICK_FREQ, topology_conf.get(TICK_FREQ))
+        if asked is not None:
+            tick_s = min(tick_s, float(asked))
         return {**conf, TICK_FREQ: tick_s}
 
     # --- IComponent ----------------------------------------------------------------------------
@@ -236,7 +240,7 @@ class WindowedBoltExecutor(IRichBolt):
         self._out = _WindowedOutputCollector(collector)
         self.bolt.prepare(topoConf, context, self._out)
         try:
-            spec = self.windowSpec(topoConf)
+            spec = self.window_spec(topoConf)
         except WindowConfigError as exc:
             raise ConfigurationError(f"{where}: {exc}") from exc
         extractor = self.timestampExtractor
