@@ -45,20 +45,31 @@ PUBLIC = {
         "IComponent",
         "IRichBolt",
         "IRichSpout",
+        "IWindowedBolt",
         "OutputFieldsDeclarer",
         "ReportedFailedException",
         "SpoutDeclarer",
         "StormTopology",
         "TopologyBuilder",
+        "TupleFieldTimestampExtractor",
+        "WindowedBoltExecutor",
     ],
     "storm_compat.topology.base": [
         "BaseBasicBolt",
         "BaseComponent",
         "BaseRichBolt",
         "BaseRichSpout",
+        "BaseWindowedBolt",
     ],
     "storm_compat.tuple": ["Fields", "Tuple", "Values"],
     "storm_compat.utils": ["TupleUtils", "Utils"],
+    "storm_compat.windowing": [
+        "TimeUnit",
+        "TimestampExtractor",
+        "TupleWindow",
+        "TupleWindowImpl",
+        "Window",
+    ],
 }
 
 STORM_METHODS = {
