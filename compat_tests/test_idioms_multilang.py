@@ -38,7 +38,7 @@ def test_storm_starter_word_count_with_the_splitsentence_shell_bolt(tmp_path: Pa
     # milliseconds, nothing times out.
     with idiom_run(tmp_path) as (home, out):
         ran = heron(
-            "run", str(MULTILANG / "word_count_shell.py"), "--time", "20", home=home, out=out
+            "run", str(MULTILANG / "word_count_shell.py"), "--time", "12", home=home, out=out
         )
         check_every_tree_completes(Records.read(out), ran.first("stopping"))
 
@@ -48,5 +48,5 @@ def test_flux_multilang_example_wires_shell_spout_and_bolt(tmp_path: Path) -> No
     # with an id, Storm's splitsentence.py as a shell bolt, TestWordCounter and LogInfoBolt.
     # On Storm every sentence's tree completes; none fails by timeout.
     with idiom_run(tmp_path) as (home, out):
-        ran = heron("run", str(MULTILANG / "multilang.yaml"), "--time", "20", home=home, out=out)
+        ran = heron("run", str(MULTILANG / "multilang.yaml"), "--time", "12", home=home, out=out)
         check_every_tree_completes(Records.read(out), ran.first("stopping"))

@@ -43,7 +43,7 @@ def test_a_reliable_spout_sleeping_in_next_tuple_gets_every_tuple_through(
     # On Storm, a spout that sleeps in nextTuple (storm-starter's Utils.sleep(100)) emits one
     # tuple per call, and each leaves for its bolts at once (the executor flushes on a timer):
     # every tuple reaches the last bolt within milliseconds and is acked, none times out.
-    records, stopped = run_sleepy(tmp_path, 15, sleep_ms, 0)
+    records, stopped = run_sleepy(tmp_path, 10, sleep_ms, 0)
     emitted = records.of("emit")
     settled_by_now = [n for n, at in emitted.items() if at[0] < stopped - 2.0]
     assert len(settled_by_now) >= 3, f"only {len(emitted)} tuples emitted"

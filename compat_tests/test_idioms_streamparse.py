@@ -24,7 +24,7 @@ def test_a_project_with_a_sleeping_spout_named_streams_and_a_resource_file(
     # tallied, and acked: nothing waits for a round of next_tuple calls, nothing times out.
     project = shutil.copytree(IDIOMS / "sparse_sentences", tmp_path / "sparse_sentences")
     with idiom_run(tmp_path) as (home, out):
-        ran = heron("sparse", "run", "-t", "20", home=home, out=out, cwd=project)
+        ran = heron("sparse", "run", "-t", "12", home=home, out=out, cwd=project)
         records = Records.read(out)
         stopped = ran.first("stopping")
     emitted = records.of("emit")
