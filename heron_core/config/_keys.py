@@ -741,6 +741,18 @@ _KEYS = (
         "(withLateTupleStream); None = dropped.",
         nullable=True,
     ),
+    # --- network: frame size (issue 21) ------------------------------------------------------
+    Key(
+        "heron.network.max.frame.bytes",
+        int,
+        100 * MiB,
+        "Largest frame (one part of a message) a daemon's TCP socket reads or writes; a peer "
+        "announcing a bigger one is dropped before its buffer is allocated. Bounded below by "
+        "the shell's 1 MiB file chunk plus headers (2 MiB) and above by 2 GiB; a tuple batch "
+        "must fit in it.",
+        minimum=2 * MiB,
+        maximum=2 * GiB,
+    ),
 )
 
 _ORDERINGS = (
