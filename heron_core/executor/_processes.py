@@ -36,6 +36,7 @@ STATE_KEYS = (
     "heron.statemgr.root.path",
     "heron.statemgr.zookeeper.session.timeout.ms",
     "heron.statemgr.zookeeper.connection.timeout.ms",
+    "heron.statemgr.zookeeper.auth.file",
 )
 """The resolved-config keys daemons receive as ``--state-config``."""
 

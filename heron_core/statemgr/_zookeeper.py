@@ -15,16 +15,24 @@ from kazoo.exceptions import (
     ConnectionClosedError,
     ConnectionLoss,
     KazooException,
+    NoAuthError,
     NodeExistsError,
     NoNodeError,
     OperationTimeoutError,
     SessionExpiredError,
 )
 from kazoo.handlers.threading import KazooTimeoutError
+from kazoo.hosts import collect_hosts
 from kazoo.retry import KazooRetry
 
 from heron_core.errors import ConfigurationError, StateManagerError
-from heron_core.statemgr.base import StateManager
+from heron_core.statemgr._zk_auth import (
+    AUTH_FILE_KEY,
+    DigestCredential,
+    load_credential,
+    wider_grants,
+)
+from heron_core.statemgr.base import Kind, StateManager
 
 __all__ = ["ZooKeeperStateManager"]
 
@@ -56,11 +64,25 @@ class ZooKeeperStateManager(StateManager):
     ``127.0.0.1:2181``), ``heron.statemgr.root.path`` (an absolute znode path; default
     ``/heron``; as in Heron the cluster is not part of the path: each cluster's config names its
     own root), ``heron.statemgr.zookeeper.session.timeout.ms`` (30000) and
-    ``heron.statemgr.zookeeper.connection.timeout.ms`` (10000).
+    ``heron.statemgr.zookeeper.connection.timeout.ms`` (10000) and
+    ``heron.statemgr.zookeeper.auth.file`` (unset).
 
     Ephemeral kinds are ephemeral znodes of this manager's session. :meth:`start` gives up
-    after the connection timeout; every later call after the session timeout
-    (:attr:`call_timeout_s`).
+    after the connection timeout (a ZooKeeper that is down or unreachable: one
+    :class:`StateManagerError` naming the connection string, its key and the last attempt's
+    reason); every later call after the session timeout (:attr:`call_timeout_s`).
+
+    **Access control.** Without ``heron.statemgr.zookeeper.auth.file`` the manager logs in to
+    nobody and its nodes get ZooKeeper's open ACL (anyone reaching the server may read, change
+    or delete them). With it, the key names a file holding ``user:password`` (owner-only,
+    see :func:`~heron_core.statemgr._zk_auth.load_credential`): the manager logs in as that
+    ZooKeeper digest user on every connection, and every node it creates (the root and kind
+    directories, each topology's nodes, the ephemeral locations) gets one ACL entry, all
+    permissions for that user. Another client can then neither read, change nor delete them,
+    nor create nodes beside them; every daemon, the CLI and the tracker must be given the same
+    file. :meth:`start` creates the root and kind directories and refuses (naming the keys) a
+    root or directory that already exists with an ACL granting more than reading to someone
+    else, because ZooKeeper lets whoever may delete under a directory delete its children.
 
     The manager outlives its ZooKeeper sessions; nothing needs to be rebuilt:
 
@@ -88,6 +110,13 @@ class ZooKeeperStateManager(StateManager):
     def __init__(self, config: Mapping[str, Any], cluster: str) -> None:
         super().__init__(config, cluster)
         self.hosts = str(config.get(_HOSTS_KEY) or "127.0.0.1:2181")
+        try:
+            collect_hosts(self.hosts)
+        except ValueError as exc:
+            raise ConfigurationError(
+                f"{_HOSTS_KEY} must be 'host:port,...' for the zookeeper state manager of "
+                f"cluster {cluster!r}, got {self.hosts!r}: {exc}"
+            ) from None
         root = str(config.get(_ROOT_KEY) or "/heron")
         if not root.startswith("/"):
             raise ConfigurationError(
@@ -97,6 +126,8 @@ class ZooKeeperStateManager(StateManager):
         self.root = root.rstrip("/")
         self.call_timeout_s = _milliseconds(config, _SESSION_KEY, 30000) / 1000
         self._connection_timeout_s = _milliseconds(config, _CONNECTION_KEY, 10000) / 1000
+        self._credential: DigestCredential | None = load_credential(config)
+        self._kazoo_log = _KazooLog()
         self._client: Any = None  # a started KazooClient, the same one for the manager's life
         self._connected = threading.Event()  # set while kazoo reads as connected
         self._suspended = False  # the connection dropped (the session may live on)
@@ -120,20 +151,79 @@ class ZooKeeperStateManager(StateManager):
     # ----------------------------------------------------------------------------- primitives
 
     def _start(self) -> None:
+        credential = self._credential
+        client = KazooClient(
+            hosts=self.hosts,
+            timeout=self.call_timeout_s,
+            connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
+            auth_data=credential.auth_data if credential else None,
+            default_acl=[credential.acl] if credential else None,
+            logger=self._kazoo_log,
+        )
+        client.add_listener(lambda state: self._on_state(client, state))
+        self._client = client
         try:
-            client = KazooClient(
-                hosts=self.hosts,
-                timeout=self.call_timeout_s,
-                connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
-            )
-            client.add_listener(lambda state: self._on_state(client, state))
             client.start(timeout=self._connection_timeout_s)
-        except (KazooException, KazooTimeoutError, ValueError) as exc:
+        except KazooTimeoutError:
+            self._abandon(client)
+            reason = self._kazoo_log.last_problem
             raise StateManagerError(
                 f"cannot connect to ZooKeeper at {self.hosts!r} ({_HOSTS_KEY}) within "
-                f"{self._connection_timeout_s:g} s: {type(exc).__name__}: {exc}"
-            ) from exc
-        self._client = client
+                f"{self._connection_timeout_s:g} s ({_CONNECTION_KEY})"
+                + (f"; the last attempt: {reason}" if reason else "")
+                + "; is ZooKeeper running there, and does the connection string name it?"
+            ) from None
+        except KazooException as exc:  # the server refused the login (AUTH_FAILED)
+            self._abandon(client)
+            login = f" as the {credential.describe()}" if credential else ""
+            raise StateManagerError(
+                f"ZooKeeper at {self.hosts!r} ({_HOSTS_KEY}) refused the session{login}: "
+                f"{type(exc).__name__}"
+            ) from None
+        if credential is not None:
+            try:
+                self._protect_directories(credential)
+            except BaseException:
+                self._abandon(client)
+                raise
+
+    def _abandon(self, client: Any) -> None:
+        """Drop the client of a :meth:`_start` that failed (so that another may be tried)."""
+        self._client = None
+        self._connected.clear()
+        self._sessions.clear()
+        with contextlib.suppress(KazooException):
+            client.stop()
+            client.close()
+
+    def _protect_directories(self, credential: DigestCredential) -> None:
+        """Create the root and kind directories (with the credential's ACL, see
+        :meth:`_start`) or check that the existing ones let no one else change what is
+        under them.
+
+        Raises:
+            StateManagerError: one of them grants more than reading to someone else, or the
+                credential may not read it (its message names the keys).
+        """
+        client = self._client
+        directories = [(self.root or "/", "")] + [(self._znode(k.value), k.value) for k in Kind]
+        for znode, path in directories:
+            where = self._location(path) if path else f"zookeeper://{self.hosts}{znode}"
+            try:
+                acls, _ = self._call_at(where, client.get_acls_async, znode)
+            except NoNodeError:
+                with contextlib.suppress(NodeExistsError):
+                    self._call_at(where, client.create_async, znode, b"", makepath=True)
+                continue
+            grants = wider_grants(acls, credential)
+            if grants:
+                raise StateManagerError(
+                    f"{where} already exists with an ACL that lets others change or delete "
+                    f"the nodes under it ({', '.join(grants)}), so the {credential.describe()} "
+                    f"cannot protect them: point {_ROOT_KEY} at a path that does not exist "
+                    "yet, or restrict this one to that user (zkCli.sh: addauth digest "
+                    f"<user>:<password>, then setAcl -R {znode} auth::cdrwa)"
+                )
 
     def _close(self) -> None:
         self._closing.set()
@@ -214,10 +304,13 @@ class ZooKeeperStateManager(StateManager):
 
     def _on_state(self, client: Any, state: str) -> None:
         """kazoo's connection listener: runs on kazoo's connection thread, must not block."""
+        if client is not self._client:
+            return  # the client of a start() that failed
         if self._closing.is_set():
             self._connected.clear()
             return
         if state == KazooState.CONNECTED:
+            self._kazoo_log.connected_once = True
             session = client.client_id[0] if client.client_id else 0
             if session not in self._sessions:
                 if self._sessions:
@@ -335,14 +428,19 @@ class ZooKeeperStateManager(StateManager):
         return f"{self.root}/{path}"
 
     def _call(self, path: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """The result of ``method(*args, **kwargs)``, a kazoo ``*_async`` call, made again
-        after a dropped connection or an expired session, within :attr:`call_timeout_s` in all.
+        """The result of ``method(*args, **kwargs)``, a kazoo ``*_async`` call on the node of
+        ``path``, made again after a dropped connection or an expired session, within
+        :attr:`call_timeout_s` in all.
 
         Raises:
             NoNodeError, NodeExistsError, BadVersionError: for the caller to handle.
             StateManagerError: anything else (no answer or no connection in time, the
-                manager closed, an unexpected ZooKeeper error).
+                manager closed, no permission, an unexpected ZooKeeper error).
         """
+        return self._call_at(self._location(path), method, *args, **kwargs)
+
+    def _call_at(self, where: str, method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """:meth:`_call`, naming the node ``where`` in its errors."""
         deadline = time.monotonic() + self.call_timeout_s
         while True:
             try:
@@ -350,26 +448,38 @@ class ZooKeeperStateManager(StateManager):
             except (NoNodeError, NodeExistsError, BadVersionError):
                 raise
             except ConnectionClosedError as exc:
-                raise StateManagerError(
-                    f"{self._location(path)}: the state manager was closed"
-                ) from exc
+                raise StateManagerError(f"{where}: the state manager was closed") from exc
+            except NoAuthError:
+                raise StateManagerError(f"{where}: {self._refusal()}") from None
             except _RECONNECTABLE as exc:
                 if not self._reconnected(deadline):
                     raise StateManagerError(
-                        f"{self._location(path)}: no connection to ZooKeeper within "
+                        f"{where}: no connection to ZooKeeper within "
                         f"{self.call_timeout_s:g} s ({_SESSION_KEY}; last: "
                         f"{type(exc).__name__})"
                     ) from exc
             except KazooTimeoutError as exc:
                 raise StateManagerError(
-                    f"{self._location(path)}: no answer from ZooKeeper within "
+                    f"{where}: no answer from ZooKeeper within "
                     f"{self.call_timeout_s:g} s ({_SESSION_KEY})"
                 ) from exc
             except KazooException as exc:
                 detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                raise StateManagerError(
-                    f"{self._location(path)}: the ZooKeeper call failed ({detail})"
-                ) from exc
+                raise StateManagerError(f"{where}: the ZooKeeper call failed ({detail})") from exc
+
+    def _refusal(self) -> str:
+        """Why ZooKeeper answered NoAuth, and what to do, for a message."""
+        if self._credential is None:
+            return (
+                "ZooKeeper refused the call (no permission): the node is protected by an ACL "
+                f"and no credential is configured; set {AUTH_FILE_KEY} to the file holding "
+                "the 'user:password' its topology was submitted with"
+            )
+        return (
+            "ZooKeeper refused the call (no permission): the node's ACL does not admit the "
+            f"{self._credential.describe()}; is the password right, and is it the user the "
+            "topology was submitted with?"
+        )
 
     def _reconnected(self, deadline: float) -> bool:
         """Wait until kazoo is connected again; False when ``deadline`` (monotonic) passed
@@ -380,6 +490,38 @@ class ZooKeeperStateManager(StateManager):
         if was_connected:  # cut off but not yet told so: do not spin
             self._closing.wait(min(_RETRY_PAUSE_S, max(deadline - time.monotonic(), 0.0)))
         return not self._closing.is_set() and time.monotonic() < deadline
+
+
+class _KazooLog(logging.LoggerAdapter[logging.Logger]):
+    """The logger one manager gives kazoo (kazoo's own ``kazoo.client`` underneath).
+
+    Until the first connection, kazoo logs a warning per failed attempt ("Connection dropped:
+    socket connection error: Connection refused", "Cannot resolve ..."), a dozen while a
+    server is down. Those go to DEBUG here, the last one kept as :attr:`last_problem` for
+    the one error :meth:`ZooKeeperStateManager.start` raises. Once connected, kazoo's
+    messages pass unchanged.
+    """
+
+    _NOT_A_REASON = ("Failed connecting to Zookeeper", "Transition to CONNECTING")
+
+    def __init__(self) -> None:
+        super().__init__(logging.getLogger("kazoo.client"), {})
+        self.connected_once = False
+        self.last_problem = ""
+
+    def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
+        if not self.connected_once and logging.WARNING <= level < logging.ERROR:
+            text = str(msg)
+            with contextlib.suppress(TypeError, ValueError):
+                text = text % args if args else text
+            if not text.startswith(self._NOT_A_REASON):
+                self.last_problem = text
+            level = logging.DEBUG
+        super().log(level, msg, *args, **kwargs)
+
+    def warn(self, msg: object, *args: Any, **kwargs: Any) -> None:
+        """kazoo still calls the deprecated name once."""
+        self.log(logging.WARNING, msg, *args, **kwargs)
 
 
 def _milliseconds(config: Mapping[str, Any], key: str, default: int) -> int:

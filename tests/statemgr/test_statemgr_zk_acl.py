@@ -1,0 +1,278 @@
+"""ZooKeeper access control (``heron.statemgr.zookeeper.auth.file``) against the real server:
+every node a manager with the key creates carries one ACL entry for its digest user, so that
+clients without that user's password can neither change nor delete them; the conformance
+suite with the key set; the errors of a bad credential file, a wrong password, a missing key
+and a root others may write under."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kazoo.client import KazooClient
+from kazoo.exceptions import NoAuthError
+from kazoo.security import OPEN_ACL_UNSAFE
+
+from heron_core.errors import ConfigurationError, StateManagerError
+from heron_core.proto import scheduler_pb2
+from heron_core.statemgr import Kind, create_state_manager
+from heron_core.statemgr._zk_auth import AUTH_FILE_KEY, load_credential
+from heron_core.testing.statemgr_conformance import CHECKS, DEADLINE_S, sample_message
+from heron_core.testing.zookeeper import ZooKeeperServer
+
+PASSWORD = "pw-0f3c9a-never-shown"
+
+
+def write_credential(path: Path, text: str, mode: int = 0o600) -> str:
+    """Write ``text`` to a new file ``path`` of ``mode``; returns the path as config wants it."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+    with open(fd, "w") as file:
+        file.write(text)
+    os.chmod(path, mode)  # whatever the umask
+    return str(path)
+
+
+@pytest.fixture
+def auth_config(zk_config: dict[str, Any], tmp_path: Path) -> dict[str, Any]:
+    """``zk_config`` with the digest user ``heron`` (its password in an owner-only file)."""
+    return {
+        **zk_config,
+        AUTH_FILE_KEY: write_credential(tmp_path / "zk-auth", f"heron:{PASSWORD}\n"),
+    }
+
+
+def _client(server: ZooKeeperServer, auth: str | None) -> KazooClient:
+    client = KazooClient(server.connection_string, auth_data=[("digest", auth)] if auth else None)
+    client.start(timeout=DEADLINE_S)
+    return client
+
+
+@pytest.fixture
+def strangers(zookeeper_server: ZooKeeperServer) -> Iterator[dict[str, KazooClient]]:
+    """Raw clients of the same server: one logged in as nobody, one as another digest user,
+    one as the same user with a wrong password."""
+    clients = {
+        "anonymous": _client(zookeeper_server, None),
+        "another user": _client(zookeeper_server, f"intruder:{PASSWORD}"),
+        "a wrong password": _client(zookeeper_server, "heron:guessed"),
+    }
+    yield clients
+    for client in clients.values():
+        client.stop()
+        client.close()
+
+
+def _tree(client: KazooClient, top: str) -> list[str]:
+    """Every node under ``top`` (itself included), parents first."""
+    nodes = [top]
+    for child in sorted(client.get_children(top)):
+        nodes += _tree(client, f"{top}/{child}")
+    return nodes
+
+
+@pytest.mark.zookeeper
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
+def test_zookeeper_conformance_with_auth(check: Any, auth_config: dict[str, Any]) -> None:
+    check(auth_config, "test")
+
+
+@pytest.mark.zookeeper
+def test_nodes_of_every_kind_admit_only_the_configured_user(
+    auth_config: dict[str, Any],
+    zookeeper_server: ZooKeeperServer,
+    strangers: dict[str, KazooClient],
+) -> None:
+    root = auth_config["heron.statemgr.root.path"]
+    credential = load_credential(auth_config)
+    assert credential is not None
+    owner = _client(zookeeper_server, f"heron:{PASSWORD}")
+    try:
+        with create_state_manager(auth_config, "test") as sm:
+            for kind in Kind:  # topologies, plans, execution state and both ephemeral locations
+                getattr(sm, _SETTERS[kind])("wc", sample_message(kind, "wc", 1))
+            nodes = _tree(owner, root)
+            assert nodes[1:] == sorted(
+                [f"{root}/{kind.value}" for kind in Kind]
+                + [f"{root}/{kind.value}/wc" for kind in Kind],
+            )
+            for node in nodes:
+                assert owner.get_acls(node)[0] == [credential.acl], node
+                assert PASSWORD.encode() not in owner.get(node)[0], node
+            for who, client in strangers.items():
+                for node in nodes:
+                    _refused(who, "read", node, client.get, node)
+                    _refused(who, "change", node, client.set, node, b"forged")
+                    _refused(who, "delete", node, client.delete, node, recursive=True)
+                # nor forge a topology beside the real one
+                _refused(who, "create", "beside", client.create, f"{root}/topologies/forged")
+            # Another manager with the same credential (a daemon, the CLI's kill) may change
+            # and delete them, the ephemeral ones included.
+            with create_state_manager(auth_config, "test") as other:
+                other.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 2))
+                other.delete_scheduler_location("wc")
+                other.delete_tmanager_location("wc")
+                for kind in Kind:
+                    if not kind.ephemeral:
+                        getattr(other, _SETTERS[kind].replace("set_", "delete_"))("wc")
+            assert sm.get_topology("wc") is None
+            assert owner.get_children(f"{root}/topologies") == []
+    finally:
+        owner.stop()
+        owner.close()
+
+
+def _refused(who: str, action: str, node: str, call: Any, *args: Any, **kwargs: Any) -> None:
+    try:
+        call(*args, **kwargs)
+    except NoAuthError:
+        return
+    pytest.fail(f"{who} could {action} {node}")
+
+
+_SETTERS = {
+    Kind.TOPOLOGY: "set_topology",
+    Kind.PACKING_PLAN: "set_packing_plan",
+    Kind.PHYSICAL_PLAN: "set_physical_plan",
+    Kind.EXECUTION_STATE: "set_execution_state",
+    Kind.TMANAGER_LOCATION: "set_tmanager_location",
+    Kind.SCHEDULER_LOCATION: "set_scheduler_location",
+}
+
+
+@pytest.mark.zookeeper
+def test_without_the_key_nodes_stay_open_as_before(
+    zk_config: dict[str, Any], zookeeper_server: ZooKeeperServer
+) -> None:
+    anonymous = _client(zookeeper_server, None)
+    try:
+        with create_state_manager(zk_config, "test") as sm:
+            sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
+            node = f"{zk_config['heron.statemgr.root.path']}/topologies/wc"
+            assert anonymous.get_acls(node)[0] == OPEN_ACL_UNSAFE
+            anonymous.delete(node)
+            assert sm.get_topology("wc") is None
+    finally:
+        anonymous.stop()
+        anonymous.close()
+
+
+@pytest.mark.zookeeper
+def test_a_missing_key_or_a_wrong_password_names_the_key_not_a_kazoo_error(
+    auth_config: dict[str, Any], tmp_path: Path
+) -> None:
+    with create_state_manager(auth_config, "test") as sm:
+        sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
+        sm.set_scheduler_location("wc", scheduler_pb2.SchedulerLocation(topology_name="wc"))
+    root = auth_config["heron.statemgr.root.path"]
+
+    without = {k: v for k, v in auth_config.items() if k != AUTH_FILE_KEY}
+    with create_state_manager(without, "test") as sm, pytest.raises(StateManagerError) as refused:
+        sm.get_topology("wc")
+    assert str(refused.value).startswith(f"zookeeper://{auth_config[_HOSTS]}{root}/topologies/wc")
+    assert "no credential is configured" in str(refused.value)
+    assert AUTH_FILE_KEY in str(refused.value)
+
+    wrong = write_credential(tmp_path / "wrong", "heron:guessed")
+    sm = create_state_manager({**auth_config, AUTH_FILE_KEY: wrong}, "test")
+    with pytest.raises(StateManagerError) as refused:
+        sm.start()  # its check of the root already fails: the root is not readable
+    sm.close()
+    message = str(refused.value)
+    assert f"digest user 'heron' of {AUTH_FILE_KEY} ({wrong})" in message
+    assert "is the password right" in message
+    assert "guessed" not in message
+
+
+_HOSTS = "heron.statemgr.connection.string"
+
+
+@pytest.mark.zookeeper
+def test_a_root_others_may_write_under_is_refused_naming_the_keys(
+    auth_config: dict[str, Any], zookeeper_server: ZooKeeperServer
+) -> None:
+    root = auth_config["heron.statemgr.root.path"]
+    anonymous = _client(zookeeper_server, None)
+    try:
+        anonymous.create(f"{root}/topologies", b"", makepath=True)  # open, as without the key
+        with pytest.raises(StateManagerError) as refused:
+            create_state_manager(auth_config, "test").start()
+    finally:
+        anonymous.stop()
+        anonymous.close()
+    message = str(refused.value)
+    assert message.startswith(f"zookeeper://{auth_config[_HOSTS]}{root} already exists with an")
+    assert "(world:anyone:cdrwa)" in message
+    assert "heron.statemgr.root.path" in message
+    assert AUTH_FILE_KEY in message
+    assert PASSWORD not in message
+
+
+@pytest.mark.parametrize(
+    ("content", "mode", "says"),
+    [
+        ("heron:pw\n", 0o644, "group or others may access it (mode 0644); make it owner-only"),
+        ("heron:pw\n", 0o640, "(mode 0640)"),
+        ("heron\n", 0o600, "found no ':'"),
+        ("heron:\n", 0o600, "found an empty password"),
+        (":pw\n", 0o600, "found an empty user"),
+        ("heron:pw\nsecond:line\n", 0o600, "found more than one line"),
+        ("heron:pässword\n", 0o600, "found bytes that are not ASCII"),
+        ("heron:p\tw\n", 0o600, "found control characters"),
+    ],
+)
+def test_a_bad_credential_file_names_the_key_and_the_file_not_its_content(
+    tmp_path: Path, content: str, mode: int, says: str
+) -> None:
+    path = write_credential(tmp_path / "zk-auth", content, mode)
+    config = {"heron.class.state.manager": "zookeeper", AUTH_FILE_KEY: path}
+    with pytest.raises(ConfigurationError) as bad:
+        create_state_manager(config, "test")
+    message = str(bad.value)
+    assert message.startswith(f"{AUTH_FILE_KEY}: {path} ")
+    assert says in message
+    assert "pw" not in message.replace(path, "").replace("password", "")
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("relative/zk-auth", "must be an absolute path (or start with ~)"),
+        ("/nonexistent/zk-auth", "cannot read /nonexistent/zk-auth: No such file or directory"),
+        (42, "must be the path of a file holding 'user:password', got int 42"),
+    ],
+)
+def test_a_credential_path_that_cannot_work_names_the_key(value: object, says: str) -> None:
+    with pytest.raises(ConfigurationError, match=AUTH_FILE_KEY) as bad:
+        create_state_manager({"heron.class.state.manager": "zookeeper", AUTH_FILE_KEY: value}, "t")
+    assert says in str(bad.value)
+
+
+def test_a_directory_is_not_a_credential_file(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir(mode=0o700)
+    with pytest.raises(ConfigurationError, match="is not a regular file"):
+        load_credential({AUTH_FILE_KEY: str(tmp_path / "dir")})
+
+
+def test_the_password_stays_out_of_repr_and_may_hold_colons(tmp_path: Path) -> None:
+    credential = load_credential(
+        {AUTH_FILE_KEY: write_credential(tmp_path / "zk-auth", "heron:a:b c\r\n")}
+    )
+    assert credential is not None
+    assert (credential.user, credential.password) == ("heron", "a:b c")
+    assert "a:b c" not in repr(credential)
+    assert "a:b c" not in credential.describe()
+
+
+def test_a_connection_string_that_does_not_parse_names_the_key() -> None:
+    config = {"heron.class.state.manager": "zookeeper", _HOSTS: "127.0.0.1:notaport"}
+    with pytest.raises(ConfigurationError, match=f"{_HOSTS} must be 'host:port,...'.*notaport"):
+        create_state_manager(config, "test")
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo", 0o600)
+    with pytest.raises(ConfigurationError, match="is not a regular file"):
+        load_credential({AUTH_FILE_KEY: str(tmp_path / "fifo")})
