@@ -468,6 +468,13 @@ _KEYS = (
         "Milliseconds to wait for a ZooKeeper connection.",
         minimum=1,
     ),
+    Key(
+        "heron.statemgr.zookeeper.auth.file",
+        str,
+        "",
+        "Absolute path of an owner-only file holding 'user:password': ZooKeeper digest login "
+        "and an ACL for that user alone on every node ('' = no login, open ACL).",
+    ),
     # --- heron: scheduler and executor ----------------------------------------------------------
     Key(
         "heron.directory.home",
