@@ -7,19 +7,26 @@ by reading four bytes and forwards the payload frame without parsing it. Acking 
 frames too, ``[ACKS, spout_task, AckBatch bytes]``, routed to the stream manager of the spout task.
 The ipc sockets of a container's stream manager are named by `task_endpoint` and
 `metrics_endpoint` (in an owner-only directory); every TCP socket is secured by a `Transport`
-with the topology's CURVE key pair (`TopologyKeys`).
+with the topology's CURVE key pair (`TopologyKeys`) and reads and writes no frame over
+``heron.network.max.frame.bytes`` (`check_frames`; a peer announcing a bigger one is dropped by
+zmq before the buffer is allocated, and the daemon logs the connection's end with the peer).
 """
 
 from heron_core.network._endpoints import free_port, metrics_endpoint, task_endpoint
 from heron_core.network._framing import (
     ACKS,
     DATA,
+    DEFAULT_MAX_FRAME_BYTES,
+    MAX_FRAME_KEY,
     Dispatcher,
+    FrameTooLargeError,
     ProtocolError,
     ack_frames,
+    check_frames,
     data_frames,
     decode,
     encode,
+    max_frame_bytes,
     unpack_task,
 )
 from heron_core.network._security import (
@@ -34,17 +41,22 @@ __all__ = [
     "ACKS",
     "CURVE_KEY",
     "DATA",
+    "DEFAULT_MAX_FRAME_BYTES",
     "KEYS_DIR",
+    "MAX_FRAME_KEY",
     "Dispatcher",
+    "FrameTooLargeError",
     "ProtocolError",
     "TopologyKeys",
     "Transport",
     "ack_frames",
+    "check_frames",
     "curve_enabled",
     "data_frames",
     "decode",
     "encode",
     "free_port",
+    "max_frame_bytes",
     "metrics_endpoint",
     "task_endpoint",
     "unpack_task",

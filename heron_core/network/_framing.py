@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError, Message
@@ -13,6 +13,11 @@ from heron_core.proto import (
     tmanager_pb2,
     tuple_pb2,
 )
+
+MAX_FRAME_KEY = "heron.network.max.frame.bytes"
+"""The config key bounding every frame a daemon's TCP socket reads or writes."""
+DEFAULT_MAX_FRAME_BYTES = 100 << 20
+"""Its default (the registry holds the same value)."""
 
 DATA = b"heron.tuple.TupleBatch"
 ACKS = b"heron.tuple.AckBatch"
@@ -28,6 +33,40 @@ for _module in (stmgr_pb2, tmanager_pb2, tuple_pb2, metrics_pb2):
 
 class ProtocolError(HeronError):
     """A peer sent frames that are not a message of this protocol."""
+
+
+class FrameTooLargeError(ProtocolError):
+    """A frame is bigger than ``heron.network.max.frame.bytes`` allows: it is not sent."""
+
+
+def check_frames(frames: Sequence[bytes], limit: int, what: str) -> None:
+    """Refuse to send ``frames`` (described by ``what``) if one is over ``limit`` bytes: the
+    receiving daemon would drop the whole connection, and what else was queued on it.
+
+    Raises:
+        FrameTooLargeError: naming ``what``, the frame's size, the limit and the key.
+
+    >>> check_frames([b"t", b"x" * 10], 8, "a tuple batch of component 'split'")
+    Traceback (most recent call last):
+    ...
+    heron_core.network._framing.FrameTooLargeError: a tuple batch of component 'split': frame 2 \
+is 10 bytes, over the 8-byte limit (heron.network.max.frame.bytes); it is not sent
+    """
+    for index, part in enumerate(frames):
+        if len(part) > limit:
+            raise FrameTooLargeError(
+                f"{what}: frame {index + 1} is {len(part)} bytes, over the {limit}-byte limit "
+                f"({MAX_FRAME_KEY}); it is not sent"
+            )
+
+
+def max_frame_bytes(config: Mapping[str, Any]) -> int:
+    """The frame size limit of the topology whose config is ``config``.
+
+    >>> max_frame_bytes({}), max_frame_bytes({MAX_FRAME_KEY: 4 << 20})
+    (104857600, 4194304)
+    """
+    return int(config.get(MAX_FRAME_KEY, DEFAULT_MAX_FRAME_BYTES))
 
 
 def encode(message: Message) -> list[bytes]:

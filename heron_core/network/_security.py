@@ -8,8 +8,10 @@ admits only clients that present the same public key; a client socket (a stream 
 connections to its peers and to the topology manager, the CLI's metrics and state requests)
 presents the pair and checks the server's key. A peer without the secret key cannot finish the
 handshake, so nothing it sends reaches a handler, let alone an unpickler. Every refused
-handshake is logged by the daemon with the port it reached (`Transport.server` watches the
-socket's monitor events).
+handshake is logged by the daemon with the port it reached, and every connection's end with
+the peer's address (`Transport.server` watches the socket's monitor events). Every socket a
+`Transport` secures reads no frame over ``heron.network.max.frame.bytes``: zmq drops a peer
+that announces a bigger one before allocating its buffer.
 
 ``heron.network.curve.enabled=false`` turns this off for a topology (benchmarks on a trusted
 host): the key pair is still made, the sockets are plain TCP and every daemon logs a warning.
@@ -27,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import socket
 import threading
 import time
 from collections.abc import Mapping
@@ -40,6 +43,7 @@ from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
 from heron_core.errors import ConfigurationError
+from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY, max_frame_bytes
 
 __all__ = ["CURVE_KEY", "KEYS_DIR", "TopologyKeys", "Transport", "curve_enabled"]
 
@@ -51,6 +55,8 @@ _CERT = "topology"
 _ZAP_DOMAIN = "heron"
 _WATCH_POLL_MS = 250
 _LOG_EVERY_S = 10.0
+_ENDS_PER_WINDOW = 20
+_WATCHED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 _REFUSED = (
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
     | zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL
@@ -115,17 +121,20 @@ class TopologyKeys:
 
 
 class _Throttle:
-    """True at most once per `_LOG_EVERY_S`: a peer that retries must not flood the log."""
+    """True at most ``burst`` times per `_LOG_EVERY_S`: a peer that retries must not flood
+    the log."""
 
-    def __init__(self) -> None:
-        self._last = -_LOG_EVERY_S
+    def __init__(self, burst: int = 1) -> None:
+        self._burst = burst
+        self._start = -_LOG_EVERY_S
+        self._count = 0
 
     def due(self) -> bool:
         now = time.monotonic()
-        if now - self._last < _LOG_EVERY_S:
-            return False
-        self._last = now
-        return True
+        if now - self._start >= _LOG_EVERY_S:
+            self._start, self._count = now, 0
+        self._count += 1
+        return self._count <= self._burst
 
 
 class _OnlyTopology:
@@ -144,41 +153,87 @@ class _OnlyTopology:
         return False
 
 
-class _HandshakeWatch(threading.Thread):
-    """Logs every refused handshake on one server socket (from its monitor events)."""
+def _peer_of(fd: int) -> str:
+    """``host:port`` of the TCP connection on descriptor ``fd`` (zmq's, looked at through a
+    duplicate), or a placeholder when it is already gone."""
+    try:
+        with socket.socket(fileno=os.dup(fd)) as view:
+            address = view.getpeername()
+    except OSError:
+        return f"an unknown peer (descriptor {fd})"
+    return f"{address[0]}:{address[1]}" if isinstance(address, tuple) else str(address)
 
-    def __init__(self, monitor: zmq.Socket[bytes], owner: str, what: str) -> None:
-        super().__init__(name=f"handshakes-{what}", daemon=True)
+
+class _ConnectionWatch(threading.Thread):
+    """Logs, from one server socket's monitor events, every refused handshake and the end of
+    every connection, naming the peer (its address, read when the connection was accepted).
+
+    A connection zmq drops itself (a frame over the size limit, bytes that are not ZMTP) and
+    one the peer closes give the same event, so the log line names both causes.
+    """
+
+    def __init__(
+        self,
+        monitor: zmq.Socket[bytes],
+        owner: str,
+        what: str,
+        max_frame_bytes: int,
+        secure: bool,
+    ) -> None:
+        super().__init__(name=f"connections-{what}", daemon=True)
         self._monitor = monitor
+        self._handshake = "CURVE handshake with the topology's key" if secure else "ZMTP handshake"
         self._owner = owner
         self._what = what
+        self._limit = max_frame_bytes
         self._stopping = threading.Event()
         self._throttle = _Throttle()
+        self._ends = _Throttle(burst=_ENDS_PER_WINDOW)
+        self._peers: dict[int, str] = {}
         self.refused = 0
+        self.ended = 0
 
     def run(self) -> None:
         try:
             while not self._stopping.is_set():
                 if not self._monitor.poll(_WATCH_POLL_MS):
                     continue
-                event = recv_monitor_message(self._monitor)
-                if not event["event"] & _REFUSED:
-                    continue
-                self.refused += 1
-                if self._throttle.due():
-                    log.warning(
-                        "%s: refused a connection to its %s (%s): the peer did not complete "
-                        "the CURVE handshake with the topology's key; nothing it sent was read "
-                        "(%d refused so far)",
-                        self._owner,
-                        self._what,
-                        event["endpoint"].decode(errors="replace"),
-                        self.refused,
-                    )
+                self.on_event(recv_monitor_message(self._monitor))
         except zmq.ZMQError as exc:  # the context is going away
-            log.debug("%s: handshake watch of %s ended: %s", self._owner, self._what, exc)
+            log.debug("%s: connection watch of %s ended: %s", self._owner, self._what, exc)
         finally:
             self._monitor.close(linger=0)
+
+    def on_event(self, event: Mapping[str, Any]) -> None:
+        """Note one monitor event (``event``, ``value`` (a descriptor), ``endpoint``)."""
+        kind, fd = event["event"], int(event["value"])
+        if kind & zmq.EVENT_ACCEPTED:
+            self._peers[fd] = _peer_of(fd)
+        elif kind & _REFUSED:
+            self.refused += 1
+            if self._throttle.due():
+                log.warning(
+                    "%s: refused a connection to its %s (%s): the peer did not complete the "
+                    "%s; nothing it sent was read (%d refused so far)",
+                    self._owner,
+                    self._what,
+                    bytes(event["endpoint"]).decode(errors="replace"),
+                    self._handshake,
+                    self.refused,
+                )
+        elif kind & zmq.EVENT_DISCONNECTED:
+            self.ended += 1
+            peer = self._peers.pop(fd, f"an unknown peer (descriptor {fd})")
+            if self._ends.due():
+                log.info(
+                    "%s: the connection from %s to its %s ended: closed by the peer, or "
+                    "dropped here for a frame over %d bytes (%s) or bytes that are not ZMTP",
+                    self._owner,
+                    peer,
+                    self._what,
+                    self._limit,
+                    MAX_FRAME_KEY,
+                )
 
     def stop(self) -> None:
         self._stopping.set()
@@ -197,16 +252,23 @@ class Transport:
         keys: the topology's key pair, or None for plain TCP (``heron.network.curve.enabled``
             is false; a warning is logged once per server socket).
         owner: who this process is, for log lines (``"topology 'wc' stmgr-1"``).
+        max_frame_bytes: the largest frame every socket it secures reads (zmq drops a peer
+            announcing a bigger one before allocating it); ``heron.network.max.frame.bytes``.
     """
 
     def __init__(
-        self, context: zmq.Context[zmq.Socket[bytes]], keys: TopologyKeys | None, owner: str
+        self,
+        context: zmq.Context[zmq.Socket[bytes]],
+        keys: TopologyKeys | None,
+        owner: str,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
     ) -> None:
         self._context = context
         self.keys = keys
         self._owner = owner
+        self.max_frame_bytes = max_frame_bytes
         self._auth: ThreadAuthenticator | None = None
-        self._watches: list[_HandshakeWatch] = []
+        self._watches: list[_ConnectionWatch] = []
 
     @classmethod
     def for_topology(
@@ -222,9 +284,10 @@ class Transport:
         Raises:
             ConfigurationError: CURVE is on and the key pair cannot be read.
         """
+        limit = max_frame_bytes(config)
         if not curve_enabled(config):
-            return cls(context, None, owner)
-        return cls(context, TopologyKeys.load(working_dir / KEYS_DIR), owner)
+            return cls(context, None, owner, limit)
+        return cls(context, TopologyKeys.load(working_dir / KEYS_DIR), owner, limit)
 
     @property
     def secure(self) -> bool:
@@ -232,8 +295,19 @@ class Transport:
         return self.keys is not None
 
     def server(self, sock: zmq.Socket[bytes], what: str) -> zmq.Socket[bytes]:
-        """Make ``sock`` (not yet bound) a CURVE server that admits only the topology's key,
-        and log every refused handshake on it; ``what`` names it (``"data port"``)."""
+        """Make ``sock`` (not yet bound) a CURVE server that admits only the topology's key
+        and reads no frame over `max_frame_bytes`, and log every refused handshake and every
+        connection's end (with the peer) on it; ``what`` names it (``"data port"``)."""
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_frame_bytes)
+        watch = _ConnectionWatch(
+            sock.get_monitor_socket(_WATCHED | _REFUSED),
+            self._owner,
+            what,
+            self.max_frame_bytes,
+            self.keys is not None,
+        )
+        watch.start()
+        self._watches.append(watch)
         if self.keys is None:
             log.warning(
                 "%s: its %s is plain TCP (%s=false): any process that reaches it can send "
@@ -252,14 +326,12 @@ class Transport:
         sock.curve_publickey = self.keys.public
         sock.curve_secretkey = self.keys.secret
         sock.zap_domain = _ZAP_DOMAIN.encode()
-        watch = _HandshakeWatch(sock.get_monitor_socket(_REFUSED), self._owner, what)
-        watch.start()
-        self._watches.append(watch)
         return sock
 
     def client(self, sock: zmq.Socket[bytes]) -> zmq.Socket[bytes]:
-        """Make ``sock`` (not yet connected) present the topology's key pair and accept only
-        a server that holds it."""
+        """Make ``sock`` (not yet connected) present the topology's key pair, accept only a
+        server that holds it, and read no frame over `max_frame_bytes`."""
+        sock.setsockopt(zmq.MAXMSGSIZE, self.max_frame_bytes)
         if self.keys is not None:
             sock.curve_serverkey = self.keys.public
             sock.curve_publickey = self.keys.public

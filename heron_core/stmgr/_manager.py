@@ -38,8 +38,10 @@ from heron_core.errors import HeronError
 from heron_core.network import (
     ACKS,
     DATA,
+    DEFAULT_MAX_FRAME_BYTES,
     ProtocolError,
     Transport,
+    check_frames,
     metrics_endpoint,
     unpack_task,
 )
@@ -65,6 +67,9 @@ log = logging.getLogger(__name__)
 
 _STATE_WAIT_S = 60.0
 _MB = 1 << 20
+_LOGGED_MALFORMED = 100
+"""Malformed messages logged one by one; after that every thousandth (a flood of garbage
+must not fill the disk)."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,9 @@ class StreamManager:
             self._tmanager.close,
         ]
         self.unroutable = 0
+        self.malformed = 0
+        """Messages dropped because they were not messages of the protocol."""
+        self._max_frame = DEFAULT_MAX_FRAME_BYTES
 
     # --- set-up ------------------------------------------------------------------------------
     @property
@@ -189,6 +197,7 @@ class StreamManager:
         self._transport = Transport.for_topology(
             self._zmq, self.config, self.args.working_dir, f"topology {name!r} {stmgr_id}"
         )
+        self._max_frame = self._transport.max_frame_bytes
         mine = [c for c in packing.containers if c.id == self.args.container]
         if not mine:
             raise HeronError(
@@ -291,8 +300,16 @@ class StreamManager:
             )
 
     def _route(self, frames: Sequence[bytes]) -> None:
+        if len(frames) != 3:
+            raise ProtocolError(f"a tuple batch is 3 frames, got {len(frames)}")
         task = unpack_task(frames[1])
-        box = self._task_box.get(task) or self._remote_box.get(task)
+        box = self._task_box.get(task)
+        if box is None:
+            box = self._remote_box.get(task)
+            if box is not None and len(frames[2]) > self._max_frame:
+                # the peer would drop the connection, and every batch queued on it
+                self._metrics.batches_lost += 1
+                check_frames(frames, self._max_frame, f"a tuple batch for task {task}")
         if box is None:
             self._no_route(task, "a tuple batch")
             self._metrics.batches_lost += 1
@@ -302,6 +319,8 @@ class StreamManager:
             self._send(box, frames)
 
     def _route_acks(self, frames: Sequence[bytes]) -> None:
+        if len(frames) != 3:
+            raise ProtocolError(f"an ack batch is 3 frames, got {len(frames)}")
         task = unpack_task(frames[1])
         if task in self._spout_tasks:
             self._trees.apply(tuple_pb2.AckBatch.FromString(frames[2]))
@@ -391,14 +410,17 @@ class StreamManager:
                 else:
                     self._instances.dispatcher.dispatch(frames, task)
             except (ProtocolError, DecodeError, struct.error, IndexError) as exc:
-                source = "a peer stream manager" if task is None else f"task {task}"
-                log.warning(
-                    "%s: dropped a malformed message of %d frames from %s: %s",
-                    self.args.stmgr_id,
-                    len(frames),
-                    source,
-                    exc,
-                )
+                self.malformed += 1
+                if self.malformed <= _LOGGED_MALFORMED or self.malformed % 1000 == 0:
+                    source = "a peer on its data port" if task is None else f"task {task}"
+                    log.warning(
+                        "%s: dropped a malformed message of %d frames from %s: %s (%d so far)",
+                        self.args.stmgr_id,
+                        len(frames),
+                        source,
+                        exc,
+                        self.malformed,
+                    )
         metrics = self._metrics
         if task is None:
             metrics.batches_from_stmgrs += batches

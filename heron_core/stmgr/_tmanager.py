@@ -12,7 +12,7 @@ from typing import Any
 import zmq
 
 from heron_core.errors import HeronError
-from heron_core.network import Dispatcher, Transport, encode
+from heron_core.network import Dispatcher, ProtocolError, Transport, encode
 from heron_core.proto import common_pb2, physical_plan_pb2, tmanager_pb2
 
 __all__ = ["TManagerLink"]
@@ -105,9 +105,28 @@ class TManagerLink:
             )
 
     def read(self) -> None:
-        """Handle one message from the tmanager (its socket polled readable)."""
-        if self.socket is not None:
-            self.dispatcher.dispatch(self.socket.recv_multipart())
+        """Handle one message from the tmanager (its socket polled readable); one that is not
+        a message of the protocol is logged with the tmanager's address and dropped.
+
+        Raises:
+            HeronError: the tmanager refused the registration.
+        """
+        if self.socket is None:
+            return
+        frames = self.socket.recv_multipart()
+        try:
+            self.dispatcher.dispatch(frames)
+        except ProtocolError as exc:
+            where = "" if self.location is None else f" at {self.location.host}"
+            port = "" if self.location is None else f":{self.location.server_port}"
+            log.warning(
+                "%s: dropped a malformed message of %d frames from the tmanager%s%s: %s",
+                self.stmgr_id,
+                len(frames),
+                where,
+                port,
+                exc,
+            )
 
     def on_registered(self, response: tmanager_pb2.StMgrRegisterResponse) -> None:
         if response.status.status != common_pb2.OK:

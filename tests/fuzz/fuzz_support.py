@@ -1,0 +1,127 @@
+"""What the fuzz tests share: Hypothesis strategies for hostile frames, fake zmq sockets that
+hand a daemon's reader a scripted list of messages, and a stream manager loaded in-process
+from a local state manager (its sockets bound, its loop never run)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import deque
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import zmq
+from hypothesis import strategies as st
+
+from heron_core.config import build_config, config_to_proto
+from heron_core.network import ACKS, DATA
+from heron_core.network._framing import _TYPES
+from heron_core.proto import packing_plan_pb2, topology_pb2
+from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.stmgr._manager import StMgrArgs, StreamManager
+
+TYPE_NAMES = sorted(_TYPES)
+"""The full name of every message type a daemon may be sent (the first frame)."""
+
+
+def _frame() -> st.SearchStrategy[bytes]:
+    return st.one_of(
+        st.binary(max_size=64),
+        st.sampled_from([DATA, ACKS, b"", b"\xff" * 8, *TYPE_NAMES]),
+        st.integers(-(2**31), 2**31 - 1).map(lambda n: n.to_bytes(4, "little", signed=True)),
+    )
+
+
+def _typed_garbage() -> st.SearchStrategy[list[bytes]]:
+    """A known type name with a payload that may not be a message of that type."""
+    return st.tuples(st.sampled_from(TYPE_NAMES), st.binary(max_size=128)).map(list)
+
+
+def _routed_garbage() -> st.SearchStrategy[list[bytes]]:
+    """A data or ack message (kind, 4-byte task) with a garbage payload or wrong frame count."""
+    return st.tuples(
+        st.sampled_from([DATA, ACKS]),
+        st.integers(-3, 12).map(lambda n: n.to_bytes(4, "little", signed=True)),
+        st.lists(st.binary(max_size=96), max_size=3),
+    ).map(lambda t: [t[0], t[1], *t[2]])
+
+
+MESSAGES: st.SearchStrategy[list[bytes]] = st.one_of(
+    st.lists(_frame(), min_size=1, max_size=5), _typed_garbage(), _routed_garbage()
+)
+"""Multipart messages as a hostile or broken peer sends them."""
+
+
+class FakeSocket:
+    """Stands in for a zmq socket: ``recv_multipart`` hands out ``inbox`` in order and then
+    raises `zmq.Again`; ``send_multipart`` records what was sent."""
+
+    def __init__(self, inbox: Iterable[Sequence[bytes]] = ()) -> None:
+        self.inbox: deque[list[bytes]] = deque(list(m) for m in inbox)
+        self.sent: list[list[bytes]] = []
+
+    def recv_multipart(self, flags: int = 0) -> list[bytes]:
+        if not self.inbox:
+            raise zmq.Again()
+        return self.inbox.popleft()
+
+    def send_multipart(self, frames: Sequence[Any], flags: int = 0) -> None:
+        self.sent.append([bytes(f) for f in frames])
+
+
+def small_topology(config: dict[str, Any] | None = None) -> topology_pb2.Topology:
+    """Spout "word" (task 1) feeding bolt "count" (tasks 2, 3), all in container 1."""
+    stream = topology_pb2.StreamId(id="default", component_name="word")
+    return topology_pb2.Topology(
+        id="fz-1",
+        name="fz",
+        state=topology_pb2.RUNNING,
+        spouts=[
+            topology_pb2.Spout(
+                comp=topology_pb2.Component(name="word", parallelism=1),
+                outputs=[topology_pb2.OutputStream(stream=stream)],
+            )
+        ],
+        bolts=[
+            topology_pb2.Bolt(
+                comp=topology_pb2.Component(name="count", parallelism=2),
+                inputs=[topology_pb2.InputStream(stream=stream, gtype=topology_pb2.SHUFFLE)],
+            )
+        ],
+        topology_config=config_to_proto(
+            build_config(topology_config={"heron.network.curve.enabled": False, **(config or {})})
+        ),
+    )
+
+
+def one_container() -> packing_plan_pb2.PackingPlan:
+    """The three tasks of `small_topology` in container 1."""
+    instances = [
+        packing_plan_pb2.InstancePlan(component_name=c, task_id=t, component_index=i)
+        for c, t, i in (("word", 1, 0), ("count", 2, 0), ("count", 3, 1))
+    ]
+    return packing_plan_pb2.PackingPlan(
+        id="fz-plan", containers=[packing_plan_pb2.ContainerPlan(id=1, instances=instances)]
+    )
+
+
+@contextlib.contextmanager
+def loaded_stmgr(root: Path, config: dict[str, Any] | None = None) -> Iterator[StreamManager]:
+    """A stream manager of `small_topology`, loaded and bound under ``root`` (ipc sockets and
+    a TCP data port), its loop not started; every socket is closed afterwards."""
+    state = LocalFileSystemStateManager({"heron.statemgr.root.path": str(root / "state")}, "local")
+    state.start()
+    state.set_topology("fz", small_topology(config))
+    state.set_packing_plan("fz", one_container())
+    endpoints = root / "ipc"
+    endpoints.mkdir(mode=0o700, exist_ok=True)
+    args = StMgrArgs("fz", "fz-1", "local", 1, root, f"ipc://{endpoints}/")
+    manager = StreamManager(args, state)
+    try:
+        manager._load()
+        manager._bind()
+        yield manager
+    finally:
+        for close in reversed(manager._closers):
+            close()
+        state.close()
