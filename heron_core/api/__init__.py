@@ -8,7 +8,7 @@
 'SHUFFLE'
 """
 
-from heron_core.api import constants, metrics
+from heron_core.api import constants, hooks, metrics
 from heron_core.api._component import Bolt, BoltCollector, Spout, SpoutCollector
 from heron_core.api._context import TopologyContext
 from heron_core.api._spec import ComponentSpec, GlobalStreamId, ShellComponent, shell_component
@@ -37,6 +37,7 @@ __all__ = [
     "TopologyContext",
     "Tuple",
     "constants",
+    "hooks",
     "metrics",
     "shell_component",
 ]

@@ -7,6 +7,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from heron_core.api._hooks import TaskHook
     from heron_core.api._spec import GlobalStreamId
     from heron_core.api._stream import Grouping
 
@@ -95,16 +96,58 @@ class TopologyContext(abc.ABC):
         )
         log_reported_error(logging.getLogger(__name__), where, error)
 
-    def add_task_hook(self, task_hook: Any) -> None:
-        """Register a heronpy ``ITaskHook``.
+    def get_task_to_component(self) -> dict[int, str]:
+        """Every task id of the topology and its component (Storm's ``getTaskToComponent``).
 
         Raises:
+            NotImplementedError: unless the runtime overrides it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot list the topology's tasks (get_task_to_component)"
+        )
+
+    def get_component_streams(self, component_id: str) -> list[str]:
+        """The streams ``component_id`` declares, sorted (empty for an unknown component).
+
+        Raises:
+            NotImplementedError: unless the runtime overrides it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot list the streams of {component_id!r} "
+            "(get_component_streams)"
+        )
+
+    def get_container_tasks(self) -> list[int]:
+        """The task ids of the container this task runs in, ascending, its own included
+        (Storm's ``getThisWorkerTasks``: a container plays the part of a Storm worker).
+
+        Raises:
+            NotImplementedError: unless the runtime overrides it.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} cannot list the tasks of its container (get_container_tasks)"
+        )
+
+    def add_task_hook(self, task_hook: TaskHook) -> None:
+        """Register ``task_hook`` (a `heron_core.api.hooks.TaskHook`, heronpy's ``ITaskHook``)
+        for this task: from now on it is called on the task's emits, acks, fails and
+        executes; its ``prepare`` is called once ``initialize`` has returned.
+
+        Call it from ``initialize`` (a Storm spout's ``open``, a bolt's ``prepare``).
+
+        Raises:
+            TypeError: ``task_hook`` is not a ``TaskHook``.
+            HeronError: ``initialize`` has returned already (the runtime).
             NotImplementedError: unless the runtime overrides it.
         """
         raise NotImplementedError(
             f"task hooks are not supported by {type(self).__name__}; "
             f"cannot add {type(task_hook).__name__}"
         )
+
+    def get_task_hooks(self) -> list[TaskHook]:
+        """The hooks registered for this task, in registration order (auto hooks first)."""
+        return []
 
 
 def log_reported_error(logger: logging.Logger, where: str, error: BaseException | str) -> None:

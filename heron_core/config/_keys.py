@@ -327,8 +327,9 @@ _KEYS = (
         "topology.auto.task.hooks",
         list,
         [],
-        "Task hooks ('package.module:Class' paths) attached to every task.",
-        refused="task hooks are not built yet",
+        "Task hooks attached to every task: 'package.module:Class' (or Storm's "
+        "'package.module.Class') of a heron_core.api.hooks.TaskHook, a heronpy ITaskHook or a "
+        "Storm ITaskHook, built with no arguments in each task before it is initialized.",
     ),
     # --- topology: Storm keys (set by storm_compat.Config and the declarers) -------------------
     Key(

@@ -209,6 +209,10 @@ class Acker:
         for spout_task, root, _ in tup._roots:
             self._acks.reset(spout_task, root)
 
+    def flush(self) -> None:
+        """Send the buffered acking entries (see `AckSender.flush`)."""
+        self._acks.flush()
+
     @staticmethod
     def count_ack(tup: Tuple) -> None:
         """Count ``tup`` acked (its input stream's counters)."""

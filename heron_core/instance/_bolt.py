@@ -3,6 +3,7 @@ delegate to."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, Tuple
@@ -14,16 +15,21 @@ class BoltCollector:
     """A bolt's emits, through the router, anchored as Storm anchors (`Acker`); ``ack``,
     ``fail`` and ``reset_timeout`` are the acker's (the runtime binds them onto the bolt itself
     when its class does not override them, saving a call per tuple). With acking off, anchors
-    are ignored."""
+    are ignored.
+
+    ``emit``, ``ack`` and ``fail`` are attributes, so that adding a task hook can put the hooked
+    versions in their place once (``heron_core.instance._hooks``) and a task without hooks pays
+    nothing for them."""
 
     def __init__(self, router: Router, acker: Acker) -> None:
         self._router = router
         self._acking = router.acking
         self._acker = acker
-        self.ack = acker.ack if self._acking else acker.count_ack
-        self.fail = acker.fail if self._acking else acker.count_fail
+        self.ack: Callable[[Tuple], None] = acker.ack if self._acking else acker.count_ack
+        self.fail: Callable[[Tuple], None] = acker.fail if self._acking else acker.count_fail
+        self.emit: Callable[..., list[int] | None] = self._emit
 
-    def emit(
+    def _emit(
         self,
         tup: Any,
         stream: str | None = DEFAULT_STREAM,
@@ -40,3 +46,9 @@ class BoltCollector:
         resetTimeout)."""
         if self._acking:
             self._acker.reset_timeout(tup)
+
+    def flush(self) -> None:
+        """Send what the bolt emitted and acked so far now (Storm's ``flush``), instead of at
+        the next flush interval."""
+        self._router.flush()
+        self._acker.flush()

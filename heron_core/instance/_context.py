@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from heron_core.api import GlobalStreamId, Grouping, TopologyContext
 from heron_core.api._context import log_reported_error
+from heron_core.api.hooks import TaskHook
 from heron_core.instance._plan import PlanView
 from heron_core.plan import GroupingKind
 from heron_core.proto import topology_pb2
@@ -75,6 +76,29 @@ class InstanceContext(TopologyContext):
                 bucket is not a positive number.
         """
         self._runtime.metrics.register(name, metric, time_bucket_in_sec)
+
+    def get_task_to_component(self) -> dict[int, str]:
+        return dict(self._plan.task_component)
+
+    def get_component_streams(self, component_id: str) -> list[str]:
+        return sorted(self._plan.outputs.get(component_id, {}))
+
+    def get_container_tasks(self) -> list[int]:
+        return sorted(self._plan.tasks_in_container(self._runtime.args.container))
+
+    def add_task_hook(self, task_hook: TaskHook) -> None:
+        """Register ``task_hook`` for this task (see
+        `heron_core.api.TopologyContext.add_task_hook`).
+
+        Raises:
+            TypeError: ``task_hook`` is not a ``TaskHook``.
+            HeronError: ``initialize`` has returned already.
+        """
+        self._runtime.add_hook(task_hook)
+
+    def get_task_hooks(self) -> list[TaskHook]:
+        hooks = self._runtime.hooks
+        return [] if hooks is None else list(hooks.hooks)
 
     def report_error(self, error: BaseException | str) -> None:
         """Log ``error`` and publish it to the topology's exception log."""

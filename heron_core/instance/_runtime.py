@@ -19,6 +19,7 @@ import signal
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -27,12 +28,22 @@ from typing import Any
 import zmq
 
 from heron_core.api import Bolt, InputBatch, Spout, Tuple
+from heron_core.api.hooks import TaskHook
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
+from heron_core.instance._hooks import (
+    TaskHooks,
+    hooked_bolt_emit,
+    hooked_process,
+    hooked_process_batch,
+    hooked_settle,
+    hooked_spout_emit,
+    load_auto_hooks,
+)
 from heron_core.instance._metrics import InstanceMetrics
 from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
@@ -164,6 +175,10 @@ class InstanceRuntime:
         self._batch: InputBatch | None = None  # the batch a bolt is processing
         self._counted = 0  # its inputs counted as executed so far
         self._active = True
+        self.hooks: TaskHooks | None = None
+        """The task's hooks; None until one is added (then the hooked paths are in place)."""
+        self._initialized = False  # the component's initialize has returned
+        self._bound: tuple[str, ...] = ()  # collector methods bound onto the component
         self._dispatcher = Dispatcher(f"instance {args.instance_id}")
         self._dispatcher.register(stmgr_pb2.RegisterInstanceResponse, self._on_register_response)
         self._dispatcher.register(stmgr_pb2.NewInstanceAssignmentMessage, self._on_assignment)
@@ -192,6 +207,8 @@ class InstanceRuntime:
             ack = spout.ack
             for entry in done:
                 ack(entry[0])
+            if self.hooks is not None:
+                self.hooks.spout_acked(done, now)
             streams = {entry[1] for entry in done}
             for stream in streams:
                 mine = done if len(streams) == 1 else [e for e in done if e[1] == stream]
@@ -203,6 +220,8 @@ class InstanceRuntime:
             if gone is not None:
                 spout.fail(gone[0])
                 self._spout_outcome(self.failed, gone[1])
+                if self.hooks is not None:
+                    self.hooks.spout_failed(gone[0], None)
         for root in message.reset:
             in_flight.reset(root)
 
@@ -300,10 +319,17 @@ class InstanceRuntime:
         # Bind the collector's methods onto the user's object where its class keeps the base
         # class's delegating ones: one Python call less per emit, ack and fail.
         base = Spout if self.is_spout else Bolt
-        for name in ("emit",) if self.is_spout else ("emit", "ack", "fail"):
-            if getattr(type(self.component), name) is getattr(base, name):
-                setattr(self.component, name, getattr(collector, name))
+        names = ("emit",) if self.is_spout else ("emit", "ack", "fail")
+        self._bound = tuple(
+            name for name in names if getattr(type(self.component), name) is getattr(base, name)
+        )
+        for name in self._bound:
+            setattr(self.component, name, getattr(collector, name))
+        auto_hooks = config.get("topology.auto.task.hooks") or []
+        for auto_hook in load_auto_hooks(auto_hooks, self.context, self._where):
+            self.add_hook(auto_hook)
         self.component.initialize(config, self.context)
+        self._initialized = True
         if isinstance(self.component, Bolt):
             kind = getattr(self.component, "tuple_type", Tuple)
             if not (isinstance(kind, type) and issubclass(kind, Tuple)):
@@ -315,7 +341,9 @@ class InstanceRuntime:
             # the bolt takes whole batches where it overrides process_batch
             hook = self.component.process_batch
             batches = getattr(hook, "__func__", None) is not Bolt.process_batch
-            self._process_batch = hook if batches else None
+            self._process_batch: Callable[[InputBatch], Any] | None = hook if batches else None
+        if self.hooks is not None:
+            self._hook_component(self.hooks)
         self._flush_s, self._linger_s, self._metrics_s = self._intervals()
         self.metrics.export_s = self._metrics_s
         self.metrics.sample_s = float(
@@ -328,6 +356,50 @@ class InstanceRuntime:
         gc.collect()
         gc.freeze()
         gc.set_threshold(int(config.get("heron.instance.gc.threshold", 20000)), 10, 10)
+
+    # --- task hooks ------------------------------------------------------------------------
+    def add_hook(self, hook: TaskHook) -> None:
+        """Register ``hook`` (`InstanceContext.add_task_hook`). The first one puts the hooked
+        ``emit``, ``ack`` and ``fail`` in place of the collector's (and of the copies bound
+        onto the component); the component's own callbacks are wrapped once ``initialize``
+        has returned.
+
+        Raises:
+            TypeError: ``hook`` is not a `TaskHook`.
+            HeronError: ``initialize`` has returned (callbacks captured since would miss it).
+        """
+        if self._initialized:
+            raise HeronError(
+                f"{self._where}: add_task_hook({type(hook).__qualname__}) after initialize "
+                "(open/prepare) returned: add task hooks in initialize, or name them in "
+                "topology.auto.task.hooks"
+            )
+        if self.hooks is not None:
+            self.hooks.add(hook)
+            return
+        hooks = TaskHooks(self.args.task_id, self._where)
+        hooks.add(hook)
+        self.hooks = hooks
+        collector = self.collector
+        if isinstance(collector, SpoutCollector):
+            collector.emit = hooked_spout_emit(collector.emit, hooks)
+        else:
+            collector.emit = hooked_bolt_emit(collector.emit, hooks)
+            collector.ack = hooked_settle(collector.ack, hooks.bolt_acked)
+            collector.fail = hooked_settle(collector.fail, hooks.bolt_failed)
+        for name in self._bound:
+            setattr(self.component, name, getattr(collector, name))
+
+    def _hook_component(self, hooks: TaskHooks) -> None:
+        """Once ``initialize`` has returned: wrap a bolt's callbacks so that each input it
+        processes is reported, then call the hooks' ``prepare``."""
+        bolt = self.component
+        if isinstance(bolt, Bolt):
+            bolt.process = hooked_process(bolt.process, hooks)  # type: ignore[method-assign,assignment]
+            bolt.process_tick = hooked_process(bolt.process_tick, hooks)  # type: ignore[method-assign,assignment]
+            if self._process_batch is not None:
+                self._process_batch = hooked_process_batch(self._process_batch, hooks)
+        hooks.prepare(self.config, self.context)
 
     # --- main loops --------------------------------------------------------------------------
     def run(self) -> int:
@@ -377,6 +449,8 @@ class InstanceRuntime:
             log.warning(
                 "%s: %d batches not delivered at shutdown", self._where, len(self.client.pending)
             )
+        if self.hooks is not None:
+            self.hooks.clean_up()
         self.component.close()
 
     def _intervals(self) -> tuple[float, float, float]:
@@ -430,16 +504,24 @@ class InstanceRuntime:
         scan_s = timeout_s / max(
             1, int(self.config.get("heron.instance.acknowledgement.nbuckets", 10))
         )
+        hooks = self.hooks  # fixed once initialize has returned
         start = self._last_flush = clock()
         next_metrics = start + metrics_s
         next_scan = start + scan_s
         while not self._stop:
             if socket.poll(0, zmq.POLLIN):
                 self._read_control()
-            while acks:
-                msg_id, stream = acks.popleft()
-                spout.ack(msg_id)
-                self._spout_outcome(self.acked, stream)
+            if hooks is None:
+                while acks:
+                    msg_id, stream = acks.popleft()
+                    spout.ack(msg_id)
+                    self._spout_outcome(self.acked, stream)
+            else:
+                while acks:
+                    msg_id, stream = acks.popleft()
+                    spout.ack(msg_id)
+                    self._spout_outcome(self.acked, stream)
+                    hooks.spout_acked_at_once(msg_id)
             idle = True
             if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
                 before = collector.emitted
@@ -455,6 +537,8 @@ class InstanceRuntime:
                     self.timed_out[stream] = self.timed_out.get(stream, 0) + 1
                     self._spout_outcome(self.failed, stream)
                     spout.fail(msg_id)
+                    if hooks is not None:
+                        hooks.spout_failed(msg_id, None)
                 next_scan = now + scan_s
             if due[0] or (idle and now - self._last_flush >= linger_s):
                 self._flush(now)

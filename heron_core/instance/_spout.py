@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
@@ -18,6 +19,9 @@ class SpoutCollector:
     0 ackers): the ack reaches the spout on its next loop (``immediate_acks``). With acking on,
     such an emit roots a tuple tree (`SpoutTree`); an emit that reaches nobody is complete at
     once.
+
+    ``emit`` is an attribute, so that adding a task hook can put the hooked version in its
+    place once (``heron_core.instance._hooks``).
     """
 
     def __init__(
@@ -32,10 +36,24 @@ class SpoutCollector:
         self._acking = router.acking
         self._tree = SpoutTree(router.task_id, acks, in_flight, ids)
         self._immediate = immediate_acks
+        self._acks = acks
+        self._in_flight = in_flight
         self.emitted = 0
         """Tuples emitted on every stream (the spout loop's progress mark)."""
+        self.emit: Callable[..., list[int] | None] = self._emit
 
-    def emit(
+    def pending_count(self) -> int:
+        """Tuple trees in flight: emitted with a message id, not yet acked, failed or timed
+        out (0 with acking off)."""
+        return len(self._in_flight)
+
+    def flush(self) -> None:
+        """Send what the spout emitted so far now (Storm's ``flush``), instead of at the next
+        flush interval."""
+        self._router.flush()
+        self._acks.flush()
+
+    def _emit(
         self,
         tup: Any,
         tup_id: Any = None,

@@ -82,13 +82,41 @@ class SpoutOutputCollector:
         return self._collector.emit(values, message_id, stream, None, True) or []
 
     def emitDirect(self, taskId: int, *args: Any) -> None:
-        """``emitDirect(taskId, [streamId,] values[, messageId])`` on a direct stream."""
+        """``emitDirect(taskId, [streamId,] values[, messageId])`` on a direct stream: to
+        task ``taskId``, which must subscribe to it with a direct grouping; tracked like
+        ``emit`` when a message id is given."""
         stream, values, message_id = _parse("emitDirect", args, self._where)
         if self._debug:
             log.info(
                 "%s: Emitting direct: %d; %s %r %r", self._where, taskId, stream, values, message_id
             )
         self._collector.emit(values, message_id, stream, taskId, False)
+
+    def flush(self) -> None:
+        """Send what this spout emitted so far now, instead of at the next flush interval
+        (``heron.instance.batch.flush.interval.ms``).
+
+        Raises:
+            NotImplementedError: the kernel's collector cannot flush (a fake in a unit test).
+        """
+        self._kernel("flush")()
+
+    def getPendingCount(self) -> int:
+        """Tuples this spout task emitted with a message id whose trees are not yet acked,
+        failed or timed out (0 with acking off: nothing is tracked).
+
+        Raises:
+            NotImplementedError: the kernel's collector cannot tell (a fake in a unit test).
+        """
+        return int(self._kernel("pending_count")())
+
+    def _kernel(self, name: str) -> Callable[[], Any]:
+        method = getattr(self._collector, name, None)
+        if method is None:
+            raise NotImplementedError(
+                f"{self._where}: {type(self._collector).__name__} has no {name}"
+            )
+        return method
 
     def reportError(self, error: BaseException) -> None:
         """Report ``error``: logged at ERROR with its traceback in the task's log and

@@ -172,6 +172,20 @@ class OutputCollector:
             )
         reset(input)
 
+    def flush(self) -> None:
+        """Send what this bolt emitted and acked so far now, instead of at the next flush
+        interval (``heron.instance.batch.flush.interval.ms``).
+
+        Raises:
+            NotImplementedError: the kernel's collector cannot flush (a fake in a unit test).
+        """
+        flush = getattr(self._collector, "flush", None)
+        if flush is None:
+            raise NotImplementedError(
+                f"{self._where}: flush: {type(self._collector).__name__} has no flush"
+            )
+        flush()
+
     def reportError(self, error: BaseException) -> None:
         """Report ``error``: logged at ERROR with its traceback in the task's log and
         published to the topology's exception log (Storm UI's errors)."""

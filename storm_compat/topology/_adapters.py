@@ -18,6 +18,7 @@ from heron_core.errors import UserCodeError
 from storm_compat.grouping import CustomStreamGrouping
 from storm_compat.spout import ISpout, SpoutOutputCollector
 from storm_compat.task import IBolt, OutputCollector, TopologyContext
+from storm_compat.task._context import shut_shared_executor
 from storm_compat.topology._basic import (
     BasicOutputCollector,
     FailedException,
@@ -87,7 +88,10 @@ class SpoutAdapter(Spout):
         self.spout.deactivate()
 
     def close(self) -> None:
-        self.spout.close()
+        try:
+            self.spout.close()
+        finally:
+            shut_shared_executor()
 
 
 class _StormBolt(Bolt):
@@ -198,7 +202,10 @@ class BoltAdapter(_StormBolt):
         self.bolt.execute(Tuple(tup, TICK_FIELDS))
 
     def close(self) -> None:
-        self.bolt.cleanup()
+        try:
+            self.bolt.cleanup()
+        finally:
+            shut_shared_executor()
 
 
 class BasicBoltAdapter(_StormBolt):
@@ -226,7 +233,10 @@ class BasicBoltAdapter(_StormBolt):
             self._out.ack(tick)
 
     def close(self) -> None:
-        self.bolt.cleanup()
+        try:
+            self.bolt.cleanup()
+        finally:
+            shut_shared_executor()
 
 
 class CustomGroupingAdapter(CustomGrouping):

@@ -25,6 +25,7 @@ API_NAMES = [
     "TopologyContext",
     "Tuple",
     "constants",
+    "hooks",
     "metrics",
     "shell_component",
 ]

@@ -140,7 +140,6 @@ def test_effectively_once_is_refused_until_it_is_built() -> None:
     ("key", "value"),
     [
         ("topology.serializer.classname", "mypkg.ser:Kryo"),
-        ("topology.auto.task.hooks", ["mypkg.hooks:Audit"]),
         ("topology.component.output.bps", 1000),
         ("topology.stateful.checkpoint.interval.seconds", 5),
         ("topology.stateful.start.clean", True),
