@@ -42,7 +42,9 @@ class DaemonFlags:
     working_dir: Path | str
     container: int | None = None
     state_config: str | None = None
-    """The state-manager keys of the config, as a JSON object."""
+    """The state-manager keys of the config, as a JSON object. Any process's command line is
+    visible to every local user, so it never holds a secret: ZooKeeper's password stays in the
+    file ``heron.statemgr.zookeeper.auth.file`` names, which each daemon reads itself."""
 
     def argv(self) -> list[str]:
         """The flags, in the order the daemons' usage shows them."""

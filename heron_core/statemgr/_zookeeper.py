@@ -152,6 +152,7 @@ class ZooKeeperStateManager(StateManager):
 
     def _start(self) -> None:
         credential = self._credential
+        self._kazoo_log.last_problem = ""
         client = KazooClient(
             hosts=self.hosts,
             timeout=self.call_timeout_s,
