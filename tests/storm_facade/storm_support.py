@@ -7,6 +7,7 @@ from typing import Any
 
 from heron_core.api import Bolt, GlobalStreamId, Grouping, TopologyContext
 from heron_core.api import Tuple as NativeTuple
+from heron_core.api.hooks import TaskHook
 
 
 def delivered(
@@ -39,6 +40,7 @@ class FakeContext(TopologyContext):
         self.fields = dict(fields or {})
         self.sources = sources
         self.config = config or {}
+        self.hooks: list[TaskHook] = []
 
     def get_task_id(self) -> int:
         return self.task
@@ -72,6 +74,21 @@ class FakeContext(TopologyContext):
 
     def register_metric(self, name: str, metric: Any, time_bucket_in_sec: int) -> None:
         raise NotImplementedError
+
+    def get_task_to_component(self) -> dict[int, str]:
+        return {task: name for name, tasks in self.tasks.items() for task in tasks}
+
+    def get_component_streams(self, component_id: str) -> list[str]:
+        return sorted(stream for name, stream in self.fields if name == component_id)
+
+    def get_container_tasks(self) -> list[int]:
+        return [self.task]
+
+    def add_task_hook(self, task_hook: TaskHook) -> None:
+        self.hooks.append(task_hook)
+
+    def get_task_hooks(self) -> list[TaskHook]:
+        return list(self.hooks)
 
 
 class FakeBoltCollector:
@@ -124,3 +141,16 @@ class FakeSpoutCollector:
     ) -> list[int] | None:
         self.calls.append((list(tup), tup_id, stream, direct_task, need_task_ids))
         return [2, 4] if need_task_ids else None
+
+
+class FlushingSpoutCollector(FakeSpoutCollector):
+    """A spout collector that can flush (recorded as ``("flush",)``) and count pending
+    trees (``pending``)."""
+
+    pending = 3
+
+    def flush(self) -> None:
+        self.calls.append(("flush",))
+
+    def pending_count(self) -> int:
+        return self.pending

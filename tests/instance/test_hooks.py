@@ -1,0 +1,196 @@
+"""Task hooks in the instance: the hooked paths report what the plain ones did, in order,
+with latencies on an injected clock; auto hooks load by class name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from heron_core.api import InputBatch, Tuple
+from heron_core.api.hooks import (
+    BoltAckInfo,
+    BoltExecuteInfo,
+    BoltFailInfo,
+    EmitInfo,
+    SpoutAckInfo,
+    SpoutFailInfo,
+    TaskHook,
+)
+from heron_core.errors import UserCodeError
+from heron_core.instance._hooks import (
+    TaskHooks,
+    hooked_bolt_emit,
+    hooked_process,
+    hooked_process_batch,
+    hooked_settle,
+    hooked_spout_emit,
+    load_auto_hooks,
+)
+
+
+class Recording(TaskHook):
+    def __init__(self, calls: list[Any] | None = None) -> None:
+        self.calls: list[Any] = [] if calls is None else calls
+
+    def prepare(self, conf: dict[str, Any], context: Any) -> None:
+        self.calls.append(("prepare", conf))
+
+    def clean_up(self) -> None:
+        self.calls.append("clean_up")
+
+    def emit(self, emit_info: EmitInfo) -> None:
+        self.calls.append(emit_info)
+
+    def spout_ack(self, spout_ack_info: SpoutAckInfo) -> None:
+        self.calls.append(spout_ack_info)
+
+    def spout_fail(self, spout_fail_info: SpoutFailInfo) -> None:
+        self.calls.append(spout_fail_info)
+
+    def bolt_execute(self, bolt_execute_info: BoltExecuteInfo) -> None:
+        self.calls.append(bolt_execute_info)
+
+    def bolt_ack(self, bolt_ack_info: BoltAckInfo) -> None:
+        self.calls.append(bolt_ack_info)
+
+    def bolt_fail(self, bolt_fail_info: BoltFailInfo) -> None:
+        self.calls.append(bolt_fail_info)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def hooks_with(*hooks: TaskHook, clock: Clock | None = None) -> TaskHooks:
+    found = TaskHooks(4, "task 4", clock or Clock())
+    for hook in hooks:
+        found.add(hook)
+    return found
+
+
+def test_hooks_are_called_in_order_and_prepared_once() -> None:
+    calls: list[Any] = []
+    hooks = hooks_with(Recording(calls), Recording(calls))
+    hooks.prepare({"k": 1}, None)
+    hooks.add(Recording(calls))
+    hooks.prepare({"k": 2}, None)
+    assert calls == [("prepare", {"k": 1}), ("prepare", {"k": 1}), ("prepare", {"k": 2})]
+    hooks.clean_up()
+    assert calls[3:] == ["clean_up"] * 3
+    with pytest.raises(TypeError, match=r"task 4: add_task_hook takes a heron_core\.api"):
+        hooks.add(object())  # type: ignore[arg-type]
+
+
+def test_hooked_emits_report_values_stream_and_tasks() -> None:
+    hook = Recording()
+    hooks = hooks_with(hook)
+    sent: list[Any] = []
+
+    def bolt_emit(*args: Any) -> list[int]:
+        sent.append(args)
+        return [5, 6]
+
+    emit = hooked_bolt_emit(bolt_emit, hooks)
+    assert emit(["a"]) is None
+    assert emit(["b"], "s", None, None, True) == [5, 6]
+    spout_emit = hooked_spout_emit(lambda *args: sent.append(args) or [], hooks)
+    assert spout_emit(["c"], "id", None, 9, True) == []
+    assert sent == [
+        (["a"], "default", None, None, True),
+        (["b"], "s", None, None, True),
+        (["c"], "id", None, 9, True),
+    ]
+    assert hook.calls == [
+        EmitInfo(["a"], "default", 4, [5, 6]),
+        EmitInfo(["b"], "s", 4, [5, 6]),
+        EmitInfo(["c"], "default", 4, []),
+    ]
+
+
+def test_hooked_ack_fail_and_process_measure_on_the_clock() -> None:
+    clock = Clock()
+    hook = Recording()
+    hooks = hooks_with(hook, clock=clock)
+    tup = Tuple(None, "src", "default", 1, ["x"])
+    tup._received = 99.5
+    settled: list[str] = []
+    hooked_settle(lambda t: settled.append("ack"), hooks.bolt_acked)(tup)
+    hooked_settle(lambda t: settled.append("fail"), hooks.bolt_failed)(tup)
+
+    def process(t: Tuple) -> None:
+        clock.now += 0.25
+
+    hooked_process(process, hooks)(tup)
+    assert settled == ["ack", "fail"]
+    assert hook.calls == [
+        BoltAckInfo(tup, 4, 500.0),
+        BoltFailInfo(tup, 4, 500.0),
+        BoltExecuteInfo(tup, 4, 250.0),
+    ]
+
+
+def test_a_batch_reports_each_input_with_an_even_share() -> None:
+    clock = Clock()
+    hook = Recording()
+    batch = InputBatch("src", "default", 1, [["a"], ["b"]])
+
+    def process_batch(inputs: InputBatch) -> None:
+        clock.now += 0.01
+
+    hooked_process_batch(process_batch, hooks_with(hook, clock=clock))(batch)
+    assert [(i.heron_tuple.values, round(i.execute_latency_ms, 6)) for i in hook.calls] == [
+        (["a"], 5.0),
+        (["b"], 5.0),
+    ]
+
+
+def test_spout_outcomes() -> None:
+    hook = Recording()
+    hooks = hooks_with(hook)
+    hooks.spout_acked([("m1", "default", 99.0), ("m2", "s", 99.5)], 100.0)
+    hooks.spout_acked_at_once("m3")
+    hooks.spout_failed("m4", None)
+    assert hook.calls == [
+        SpoutAckInfo("m1", 4, 1000.0),
+        SpoutAckInfo("m2", 4, 500.0),
+        SpoutAckInfo("m3", 4, 0.0),
+        SpoutFailInfo("m4", 4, None),
+    ]
+
+
+class Adapted:
+    """A front end's hook: not a TaskHook, but it gives one."""
+
+    def to_task_hook(self, context: Any) -> TaskHook:
+        return Recording([("adapted for", context)])
+
+
+def test_auto_hooks_load_by_name_and_adapt() -> None:
+    loaded = load_auto_hooks([f"{__name__}:Recording", f"{__name__}.Adapted"], "ctx", "task 4")
+    assert isinstance(loaded[0], Recording) and loaded[0].calls == []
+    assert isinstance(loaded[1], Recording) and loaded[1].calls == [("adapted for", "ctx")]
+
+
+class Broken:
+    def __init__(self) -> None:
+        raise RuntimeError("no")
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("nosuchmodule:Hook", "cannot build the hook: cannot import module 'nosuchmodule'"),
+        (f"{__name__}:Broken", "cannot build the hook: no"),
+        ("collections:OrderedDict", "OrderedDict is not a task hook"),
+        (7, "expected a 'package.module:Class' string"),
+    ],
+)
+def test_bad_auto_hooks_name_the_entry(name: Any, message: str) -> None:
+    with pytest.raises(UserCodeError, match=message) as raised:
+        load_auto_hooks([name], None, "task 4")
+    assert str(raised.value).startswith(f"task 4: topology.auto.task.hooks entry {name!r}: ")
