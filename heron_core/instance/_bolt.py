@@ -3,12 +3,12 @@ delegate to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, Tuple
 from heron_core.instance._anchoring import Acker
-from heron_core.instance._router import Router
+from heron_core.instance._router import HookedRouter, Router
 
 
 class BoltCollector:
@@ -17,9 +17,9 @@ class BoltCollector:
     when its class does not override them, saving a call per tuple). With acking off, anchors
     are ignored.
 
-    ``emit``, ``ack`` and ``fail`` are attributes, so that adding a task hook can put the hooked
-    versions in their place once (``heron_core.instance._hooks``) and a task without hooks pays
-    nothing for them."""
+    ``ack`` and ``fail`` are attributes, so that adding a task hook can put the hooked versions
+    in their place once (``heron_core.instance._hooks``), and `hook_emits` puts a
+    `HookedRouter` in place of the router: a task without hooks pays nothing for them."""
 
     def __init__(self, router: Router, acker: Acker) -> None:
         self._router = router
@@ -27,9 +27,12 @@ class BoltCollector:
         self._acker = acker
         self.ack: Callable[[Tuple], None] = acker.ack if self._acking else acker.count_ack
         self.fail: Callable[[Tuple], None] = acker.fail if self._acking else acker.count_fail
-        self.emit: Callable[..., list[int] | None] = self._emit
 
-    def _emit(
+    def hook_emits(self, report: Callable[[Sequence[Any], str, list[int]], None]) -> None:
+        """From now on, call ``report(values, stream, tasks)`` after each emit."""
+        self._router = HookedRouter(self._router, report)
+
+    def emit(
         self,
         tup: Any,
         stream: str | None = DEFAULT_STREAM,

@@ -2,8 +2,9 @@
 place of the plain ones when the first hook is added.
 
 A task without hooks pays nothing per tuple: nothing here runs, and no path tests for hooks.
-Adding the first hook replaces, once, the collector's ``emit``, ``ack`` and ``fail``
-attributes (and the copies the runtime bound onto the component) by `hooked_*` wrappers;
+Adding the first hook puts, once, a ``HookedRouter`` (``heron_core.instance._router``) in the
+collector, which reports each emit, and `hooked_settle` wrappers in place of the collector's
+``ack`` and ``fail`` attributes (and of the copies the runtime bound onto the component);
 once ``initialize`` has returned, the bolt's ``process``, ``process_tick`` and
 ``process_batch`` are wrapped too. Spout acks and fails are reported by the runtime where it
 calls the spout (per ack batch, not per tuple).
@@ -15,7 +16,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from heron_core.api import DEFAULT_STREAM, InputBatch, Tuple
+from heron_core.api import InputBatch, Tuple
 from heron_core.api._hooks import (
     BoltAckInfo,
     BoltExecuteInfo,
@@ -32,8 +33,6 @@ if TYPE_CHECKING:
     from heron_core.api import TopologyContext
 
 _perf = time.perf_counter
-
-Emit = Callable[..., "list[int] | None"]
 
 
 class TaskHooks:
@@ -157,40 +156,6 @@ def load_auto_hooks(names: Sequence[Any], context: TopologyContext, where: str) 
 
 
 # --- the hooked paths -------------------------------------------------------------------------
-def hooked_bolt_emit(emit: Emit, hooks: TaskHooks) -> Emit:
-    """A bolt collector's ``emit`` that reports each emit to ``hooks``."""
-
-    def hooked(
-        tup: Any,
-        stream: str | None = DEFAULT_STREAM,
-        anchors: Any = None,
-        direct_task: Any = None,
-        need_task_ids: Any = False,
-    ) -> list[int] | None:
-        tasks = emit(tup, stream, anchors, direct_task, True) or []
-        hooks.emit(tup, DEFAULT_STREAM if stream is None else stream, tasks)
-        return tasks if need_task_ids else None
-
-    return hooked
-
-
-def hooked_spout_emit(emit: Emit, hooks: TaskHooks) -> Emit:
-    """A spout collector's ``emit`` that reports each emit to ``hooks``."""
-
-    def hooked(
-        tup: Any,
-        tup_id: Any = None,
-        stream: str | None = DEFAULT_STREAM,
-        direct_task: Any = None,
-        need_task_ids: Any = False,
-    ) -> list[int] | None:
-        tasks = emit(tup, tup_id, stream, direct_task, True) or []
-        hooks.emit(tup, DEFAULT_STREAM if stream is None else stream, tasks)
-        return tasks if need_task_ids else None
-
-    return hooked
-
-
 def hooked_settle(
     settle: Callable[[Tuple], None], report: Callable[[Tuple], None]
 ) -> Callable[[Tuple], None]:

@@ -357,3 +357,34 @@ class Router:
         """Send every non-empty batch."""
         for route in self.routes.values():
             route.flush()
+
+
+class HookedRouter(Router):
+    """A router that reports each emit to task hooks: ``report(values, stream, tasks)``
+    after the tuple is routed. Put in place of a collector's router when the task's first
+    hook is added (so a task without hooks never pays for them); it shares the routes, and
+    so the batches, of the router it replaces.
+    """
+
+    def __init__(
+        self, router: Router, report: Callable[[Sequence[Any], str, list[int]], None]
+    ) -> None:
+        self.component = router.component
+        self.task_id = router.task_id
+        self.sink = router.sink
+        self.batch_max = router.batch_max
+        self.acking = router.acking
+        self.where = router.where
+        self.routes = router.routes
+        self._report = report
+
+    def emit(
+        self,
+        values: Sequence[Any],
+        stream: str | None = DEFAULT_STREAM,
+        direct_task: Any = None,
+        tree: Tree | None = None,
+    ) -> list[int]:
+        tasks = Router.emit(self, values, stream, direct_task, tree)
+        self._report(values, DEFAULT_STREAM if stream is None else stream, tasks)
+        return tasks

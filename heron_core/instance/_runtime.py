@@ -37,11 +37,9 @@ from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._hooks import (
     TaskHooks,
-    hooked_bolt_emit,
     hooked_process,
     hooked_process_batch,
     hooked_settle,
-    hooked_spout_emit,
     load_auto_hooks,
 )
 from heron_core.instance._metrics import InstanceMetrics
@@ -359,10 +357,10 @@ class InstanceRuntime:
 
     # --- task hooks ------------------------------------------------------------------------
     def add_hook(self, hook: TaskHook) -> None:
-        """Register ``hook`` (`InstanceContext.add_task_hook`). The first one puts the hooked
-        ``emit``, ``ack`` and ``fail`` in place of the collector's (and of the copies bound
-        onto the component); the component's own callbacks are wrapped once ``initialize``
-        has returned.
+        """Register ``hook`` (`InstanceContext.add_task_hook`). The first one puts a hooked
+        router in the collector and the hooked ``ack`` and ``fail`` in place of the
+        collector's (and of the copies bound onto the component); the component's own
+        callbacks are wrapped once ``initialize`` has returned.
 
         Raises:
             TypeError: ``hook`` is not a `TaskHook`.
@@ -381,10 +379,8 @@ class InstanceRuntime:
         hooks.add(hook)
         self.hooks = hooks
         collector = self.collector
-        if isinstance(collector, SpoutCollector):
-            collector.emit = hooked_spout_emit(collector.emit, hooks)
-        else:
-            collector.emit = hooked_bolt_emit(collector.emit, hooks)
+        collector.hook_emits(hooks.emit)
+        if isinstance(collector, BoltCollector):
             collector.ack = hooked_settle(collector.ack, hooks.bolt_acked)
             collector.fail = hooked_settle(collector.fail, hooks.bolt_failed)
         for name in self._bound:

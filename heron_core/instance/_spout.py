@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
 from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import RANDOM_IDS, Ids, SpoutTree
-from heron_core.instance._router import Router
+from heron_core.instance._router import HookedRouter, Router
 
 
 class SpoutCollector:
@@ -20,8 +20,8 @@ class SpoutCollector:
     such an emit roots a tuple tree (`SpoutTree`); an emit that reaches nobody is complete at
     once.
 
-    ``emit`` is an attribute, so that adding a task hook can put the hooked version in its
-    place once (``heron_core.instance._hooks``).
+    Adding a task hook puts a `HookedRouter` in place of the router (`hook_emits`): a task
+    without hooks pays nothing for them.
     """
 
     def __init__(
@@ -40,7 +40,10 @@ class SpoutCollector:
         self._in_flight = in_flight
         self.emitted = 0
         """Tuples emitted on every stream (the spout loop's progress mark)."""
-        self.emit: Callable[..., list[int] | None] = self._emit
+
+    def hook_emits(self, report: Callable[[Sequence[Any], str, list[int]], None]) -> None:
+        """From now on, call ``report(values, stream, tasks)`` after each emit."""
+        self._router = HookedRouter(self._router, report)
 
     def pending_count(self) -> int:
         """Tuple trees in flight: emitted with a message id, not yet acked, failed or timed
@@ -53,7 +56,7 @@ class SpoutCollector:
         self._router.flush()
         self._acks.flush()
 
-    def _emit(
+    def emit(
         self,
         tup: Any,
         tup_id: Any = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from test_router_paths import build, pplan_of
 
 from heron_core.api import InputBatch, Tuple
 from heron_core.api.hooks import (
@@ -20,13 +21,12 @@ from heron_core.api.hooks import (
 from heron_core.errors import UserCodeError
 from heron_core.instance._hooks import (
     TaskHooks,
-    hooked_bolt_emit,
     hooked_process,
     hooked_process_batch,
     hooked_settle,
-    hooked_spout_emit,
     load_auto_hooks,
 )
+from heron_core.instance._router import HookedRouter
 
 
 class Recording(TaskHook):
@@ -86,30 +86,32 @@ def test_hooks_are_called_in_order_and_prepared_once() -> None:
         hooks.add(object())  # type: ignore[arg-type]
 
 
-def test_hooked_emits_report_values_stream_and_tasks() -> None:
+def test_a_hooked_router_reports_each_emit_after_routing_it() -> None:
+    plan = pplan_of([("shuffle", 2, False), ("all", 2, True)])
     hook = Recording()
     hooks = hooks_with(hook)
-    sent: list[Any] = []
-
-    def bolt_emit(*args: Any) -> list[int]:
-        sent.append(args)
-        return [5, 6]
-
-    emit = hooked_bolt_emit(bolt_emit, hooks)
-    assert emit(["a"]) is None
-    assert emit(["b"], "s", None, None, True) == [5, 6]
-    spout_emit = hooked_spout_emit(lambda *args: sent.append(args) or [], hooks)
-    assert spout_emit(["c"], "id", None, 9, True) == []
-    assert sent == [
-        (["a"], "default", None, None, True),
-        (["b"], "s", None, None, True),
-        (["c"], "id", None, 9, True),
-    ]
-    assert hook.calls == [
-        EmitInfo(["a"], "default", 4, [5, 6]),
-        EmitInfo(["b"], "s", 4, [5, 6]),
-        EmitInfo(["c"], "default", 4, []),
-    ]
+    returned = []
+    for component, task in (("src", 1), ("mid", 2)):
+        router, wire, collector, _ = build(plan, component, task, False, True, 1)
+        before = len(hook.calls)
+        assert collector.emit(*((["k", 1], None) if component == "src" else (["k", 1],))) is None
+        collector.hook_emits(hooks.emit)
+        assert len(hook.calls) == before  # nothing reported before the hook
+        assert isinstance(collector._router, HookedRouter)
+        assert collector._router.routes is router.routes
+        if component == "src":
+            returned.append(collector.emit(["k", 2], None, "default", None, True))
+            assert collector.emit(["s", 3], "m", None) is None  # None: the default stream
+        else:
+            returned.append(collector.emit(["k", 2], "default", None, None, True))
+            assert collector.emit(["s", 3], None) is None
+        router.flush()
+        sent = [row for b in wire.batches if b[1] == "default" for row in b[2]]
+        assert ["k", 2] in sent and ["s", 3] in sent  # routed as without the hook
+    emits = [(c.values, c.stream_id, c.task_id) for c in hook.calls]
+    assert emits == [(["k", 2], "default", 4), (["s", 3], "default", 4)] * 2
+    assert [hook.calls[0].out_tasks, hook.calls[2].out_tasks] == returned
+    assert [len(tasks) for tasks in returned] == [2, 1]  # src: "mid" and "sink0"; mid: "sink0"
 
 
 def test_hooked_ack_fail_and_process_measure_on_the_clock() -> None:
