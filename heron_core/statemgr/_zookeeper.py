@@ -127,7 +127,7 @@ class ZooKeeperStateManager(StateManager):
         self.call_timeout_s = _milliseconds(config, _SESSION_KEY, 30000) / 1000
         self._connection_timeout_s = _milliseconds(config, _CONNECTION_KEY, 10000) / 1000
         self._credential: DigestCredential | None = load_credential(config)
-        self._kazoo_log = _KazooLog()
+        self._kazoo_log = _KazooLog(self._credential.password if self._credential else None)
         self._client: Any = None  # a started KazooClient, the same one for the manager's life
         self._connected = threading.Event()  # set while kazoo reads as connected
         self._suspended = False  # the connection dropped (the session may live on)
@@ -500,25 +500,45 @@ class _KazooLog(logging.LoggerAdapter[logging.Logger]):
     socket connection error: Connection refused", "Cannot resolve ..."), a dozen while a
     server is down. Those go to DEBUG here, the last one kept as :attr:`last_problem` for
     the one error :meth:`ZooKeeperStateManager.start` raises. Once connected, kazoo's
-    messages pass unchanged.
+    messages pass unchanged but for the password, which kazoo's DEBUG line of each request
+    sent would show in the login (``Auth(... auth='user:password')``): it reads ``***``.
+
+    >>> import io
+    >>> out = io.StringIO()
+    >>> handler = logging.StreamHandler(out)
+    >>> kazoo_logger = logging.getLogger("kazoo.client")
+    >>> kazoo_logger.addHandler(handler); kazoo_logger.setLevel(logging.DEBUG)
+    >>> log = _KazooLog("s3cret")
+    >>> log.debug("Sending request(xid=%s): %s", 1, "Auth(auth='heron:s3cret')")
+    >>> log.warning("Connection dropped: %s", "refused")
+    >>> out.getvalue().splitlines(), log.last_problem
+    (["Sending request(xid=1): Auth(auth='heron:***')", 'Connection dropped: refused'], \
+'Connection dropped: refused')
+    >>> kazoo_logger.removeHandler(handler); kazoo_logger.setLevel(logging.NOTSET)
     """
 
     _NOT_A_REASON = ("Failed connecting to Zookeeper", "Transition to CONNECTING")
 
-    def __init__(self) -> None:
+    def __init__(self, secret: str | None) -> None:
         super().__init__(logging.getLogger("kazoo.client"), {})
+        self._secret = secret
         self.connected_once = False
         self.last_problem = ""
 
     def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
-        if not self.connected_once and logging.WARNING <= level < logging.ERROR:
-            text = str(msg)
-            with contextlib.suppress(TypeError, ValueError):
-                text = text % args if args else text
-            if not text.startswith(self._NOT_A_REASON):
-                self.last_problem = text
+        reason = not self.connected_once and logging.WARNING <= level < logging.ERROR
+        if reason:
             level = logging.DEBUG
-        super().log(level, msg, *args, **kwargs)
+        if not reason and not self.isEnabledFor(level):
+            return
+        text = str(msg)
+        with contextlib.suppress(TypeError, ValueError):
+            text = text % args if args else text
+        if self._secret:
+            text = text.replace(self._secret, "***")
+        if reason and not text.startswith(self._NOT_A_REASON):
+            self.last_problem = text
+        super().log(level, "%s", text, **kwargs)
 
     def warn(self, msg: object, *args: Any, **kwargs: Any) -> None:
         """kazoo still calls the deprecated name once."""

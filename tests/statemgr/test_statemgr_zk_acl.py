@@ -270,3 +270,14 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo", 0o600)
     with pytest.raises(ConfigurationError, match="is not a regular file"):
         load_credential({AUTH_FILE_KEY: str(tmp_path / "fifo")})
+
+
+@pytest.mark.zookeeper
+def test_kazoo_never_logs_the_password_even_at_its_lowest_level(
+    auth_config: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    # kazoo logs every request it sends at DEBUG, the login with its password included
+    with caplog.at_level(1), create_state_manager(auth_config, "test") as sm:
+        sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
+    assert "auth='heron:***'" in caplog.text
+    assert PASSWORD not in caplog.text
