@@ -22,6 +22,7 @@ from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.config import config_from_proto, config_to_proto, inert_settings
 from heron_core.errors import SchedulerError
 from heron_core.executor import code_dir, describe_exit, state_config_json
+from heron_core.instance._hooks import auto_hook_classes
 from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.packing import create_packing
 from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
@@ -134,6 +135,7 @@ def prepare(
     Raises:
         ConfigurationError: a bad config layer or override, or a config the scheduler cannot
             run.
+        UserCodeError: a ``topology.auto.task.hooks`` entry does not resolve to a class.
         SchedulerError: something the scheduler needs is not installed.
         PackingError: the instances do not fit.
     """
@@ -146,6 +148,7 @@ def prepare(
         topology_config=plan.config,
     )
     config["topology.name"] = plan.name
+    auto_hook_classes(config.get("topology.auto.task.hooks") or (), f"topology {plan.name!r}")
     create_scheduler(config["heron.class.scheduler"]).validate_config(config)
     topology = plan.to_proto()
     topology.topology_config.CopyFrom(config_to_proto(config))

@@ -120,6 +120,29 @@ class TaskHooks:
             hook.bolt_fail(info)
 
 
+def auto_hook_classes(names: Sequence[Any], where: str) -> list[type]:
+    """The classes ``topology.auto.task.hooks`` names (each ``package.module:Class`` or
+    ``package.module.Class``), resolved: at submit, so a bad entry fails there rather than in
+    every instance, and again in each instance.
+
+    Raises:
+        UserCodeError: an entry is not a string, or does not resolve to a class.
+    """
+    classes = []
+    for name in names:
+        setting = f"{where}: topology.auto.task.hooks entry {name!r}"
+        if not isinstance(name, str):
+            raise UserCodeError(f"{setting}: expected a 'package.module:Class' string")
+        try:
+            cls = resolve_class(name)
+        except Exception as exc:
+            raise UserCodeError(f"{setting}: cannot build the hook: {exc}") from exc
+        if not isinstance(cls, type):
+            raise UserCodeError(f"{setting}: cannot build the hook: {cls!r} is not a class")
+        classes.append(cls)
+    return classes
+
+
 def load_auto_hooks(names: Sequence[Any], context: TopologyContext, where: str) -> list[TaskHook]:
     """The hooks ``topology.auto.task.hooks`` names: each class is built with no arguments;
     an object that is not a `TaskHook` but has ``to_task_hook(context)`` (a front end's hook,
@@ -129,12 +152,9 @@ def load_auto_hooks(names: Sequence[Any], context: TopologyContext, where: str) 
         UserCodeError: a name does not resolve, its class cannot be built, or it is no hook.
     """
     loaded = []
-    for name in names:
+    for name, cls in zip(names, auto_hook_classes(names, where), strict=True):
         setting = f"{where}: topology.auto.task.hooks entry {name!r}"
-        if not isinstance(name, str):
-            raise UserCodeError(f"{setting}: expected a 'package.module:Class' string")
         try:
-            cls = resolve_class(name)
             hook = cls()
         except Exception as exc:
             raise UserCodeError(f"{setting}: cannot build the hook: {exc}") from exc

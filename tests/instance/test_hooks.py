@@ -3,6 +3,7 @@ with latencies on an injected clock; auto hooks load by class name."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from heron_core.api.hooks import (
     SpoutFailInfo,
     TaskHook,
 )
+from heron_core.client import load_topology, prepare
 from heron_core.errors import UserCodeError
 from heron_core.instance._hooks import (
     TaskHooks,
@@ -196,3 +198,23 @@ def test_bad_auto_hooks_name_the_entry(name: Any, message: str) -> None:
     with pytest.raises(UserCodeError, match=message) as raised:
         load_auto_hooks([name], None, "task 4")
     assert str(raised.value).startswith(f"task 4: topology.auto.task.hooks entry {name!r}: ")
+
+
+WORD_COUNT = Path(__file__).resolve().parents[2] / "topologies" / "word_count.py"
+
+
+def test_a_bad_auto_hook_fails_the_submit_not_every_instance(tmp_path: Path) -> None:
+    # Resolved at submit (prepare), so the executor does not restart instances that cannot
+    # load it; a good entry passes.
+    loaded = load_topology(str(WORD_COUNT))
+    good = prepare(
+        "local", loaded, [f'topology.auto.task.hooks=["{__name__}:Recording"]'], heron_home=tmp_path
+    )
+    assert good.config["topology.auto.task.hooks"] == [f"{__name__}:Recording"]
+    with pytest.raises(UserCodeError) as raised:
+        prepare(
+            "local", loaded, ['topology.auto.task.hooks=["nosuchmodule:Hook"]'], heron_home=tmp_path
+        )
+    assert str(raised.value).startswith(
+        "topology 'WordCount': topology.auto.task.hooks entry 'nosuchmodule:Hook': cannot build"
+    )
