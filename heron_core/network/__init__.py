@@ -12,6 +12,8 @@ with the topology's CURVE key pair (`TopologyKeys`) and reads and writes no fram
 zmq before the buffer is allocated, and the daemon logs the connection's end with the peer).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from heron_core.network._endpoints import free_port, metrics_endpoint, task_endpoint
 from heron_core.network._framing import (
     ACKS,
@@ -28,13 +30,6 @@ from heron_core.network._framing import (
     encode,
     max_frame_bytes,
     unpack_task,
-)
-from heron_core.network._security import (
-    CURVE_KEY,
-    KEYS_DIR,
-    TopologyKeys,
-    Transport,
-    curve_enabled,
 )
 
 __all__ = [
@@ -61,3 +56,25 @@ __all__ = [
     "task_endpoint",
     "unpack_task",
 ]
+
+if TYPE_CHECKING:
+    from heron_core.network._security import (
+        CURVE_KEY,
+        KEYS_DIR,
+        TopologyKeys,
+        Transport,
+        curve_enabled,
+    )
+
+_SECURITY = frozenset({"CURVE_KEY", "KEYS_DIR", "TopologyKeys", "Transport", "curve_enabled"})
+
+
+def __getattr__(name: str) -> Any:
+    """The CURVE names, imported on first use: an instance process (ipc only) never needs
+    them, nor the pyzmq authenticator and asyncio they import (about a tenth of a process's
+    start-up)."""
+    if name in _SECURITY:
+        from heron_core.network import _security
+
+        return getattr(_security, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
