@@ -761,6 +761,18 @@ _KEYS = (
         minimum=2 * MiB,
         maximum=2 * GiB,
     ),
+    # --- instance: tuple size (issue 21) -------------------------------------------------------
+    Key(
+        "heron.instance.max.tuple.bytes",
+        int,
+        32 * MiB,
+        "Largest tuple an instance sends, measured as its serialized values (marshal, or "
+        "pickle): an emit past it fails the instance with an error naming the component, "
+        "stream and size (Storm fails the worker on a tuple it cannot serialize); batches "
+        "are split so that none passes it. Must be below heron.network.max.frame.bytes "
+        "(the rest is room for the batch's envelope and anchors).",
+        minimum=1024,
+    ),
 )
 
 _ORDERINGS = (
@@ -773,6 +785,7 @@ _ORDERINGS = (
         "heron.executor.restart.backoff.max.secs",
         strict=False,
     ),
+    Ordering("heron.instance.max.tuple.bytes", "heron.network.max.frame.bytes"),
 )
 
 SPARK_CONF_PREFIX = KeyPrefix(

@@ -14,6 +14,14 @@ happen once per batch: one ``marshal`` of the whole batch, or ``pickle`` once a 
 stream is not of a core type; with acking on, the batch also carries each copy's anchors,
 marshaled as a second list.
 
+Sizes are checked once per batch, on bytes that exist anyway: a batch whose serialized values
+pass ``heron.instance.max.tuple.bytes``, or whose sealed frame passes
+``heron.network.max.frame.bytes``, takes the slow path (`StreamRoute.flush_one`): its tuples
+are serialized one by one, a tuple over the tuple limit is refused (the error names the
+topology, component, task, stream, the tuple's size and the key), and the others go out in
+batches that fit. So no batch an instance sends is ever too large for a stream manager or its
+peer to take (the tuple limit is below the frame limit, which leaves room for the envelope).
+
 ``send`` is specialised once per stream when the route is built (`StreamRoute.kind`): a stream
 nobody subscribes to only counts; a stream with one consuming task per tuple (one grouping that
 is not ``ALL`` or custom, the usual case) asks its one grouping (through the fields grouping's
@@ -41,6 +49,19 @@ _PICKLE = tuple_pb2.PICKLE
 _MARSHAL = tuple_pb2.MARSHAL
 ONE, SILENT, GENERAL, UNDIRECTED = 0, 1, 2, 3
 """`StreamRoute.kind`: which send a route has (see `StreamRoute.specialise`)."""
+MAX_TUPLE_KEY = "heron.instance.max.tuple.bytes"
+"""The config key bounding one tuple's serialized values."""
+DEFAULT_MAX_TUPLE_BYTES = 32 << 20
+"""Its default (the registry holds the same value)."""
+_FRAME_KEY = "heron.network.max.frame.bytes"
+_DEFAULT_FRAME_BYTES = 100 << 20
+
+
+def _serialized(values: Any, serializer: tuple_pb2.Serializer.ValueType) -> bytes:
+    """``values`` (a tuple, or a list of them) as ``serializer`` writes a batch."""
+    if serializer == _MARSHAL:
+        return marshal.dumps(values)
+    return pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 class DataSink(Protocol):
@@ -231,9 +252,19 @@ class StreamRoute:
 
     # --- batches -----------------------------------------------------------------------------
     def flush_one(self, task: int) -> None:
-        """Send the batch for ``task``."""
+        """Send the batch for ``task``: as one batch when it fits (two length checks per
+        batch), else through `_send_split`.
+
+        Raises:
+            UserCodeError: a tuple of the batch is over ``heron.instance.max.tuple.bytes`` (or,
+                with its anchors, over the frame limit); the batch's other tuples were sent.
+        """
         buffer = self.buffers[task]
         self.buffers[task] = []
+        anchors: list[Anchors] = []
+        if self.acking:
+            anchors = self.anchors[task]
+            self.anchors[task] = []
         serializer, values = _PICKLE, b""
         if self.marshal:
             try:
@@ -243,19 +274,118 @@ class StreamRoute:
         if serializer == _PICKLE:
             values = pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         router = self._router
+        if len(values) > router.max_tuple_bytes:
+            self._send_split(task, buffer, anchors, serializer)
+            return
+        data = self._seal(task, len(buffer), serializer, values, anchors)
+        if len(data) > router.max_frame_bytes:
+            self._send_split(task, buffer, anchors, serializer)
+            return
+        router.sink.send_data(task, data)
+
+    def _seal(
+        self,
+        task: int,
+        count: int,
+        serializer: tuple_pb2.Serializer.ValueType,
+        values: bytes,
+        anchors: list[Anchors],
+    ) -> bytes:
+        """The frame of a batch of ``count`` tuples serialized as ``values``."""
+        router = self._router
         batch = tuple_pb2.TupleBatch(
             src_task=router.task_id,
             dest_task=task,
             stream=self.stream,
             src_component=router.component,
-            count=len(buffer),
+            count=count,
             serializer=serializer,
             values=values,
         )
         if self.acking:
-            batch.roots = marshal.dumps(self.anchors[task])
-            self.anchors[task] = []
-        router.sink.send_data(task, batch.SerializeToString())
+            batch.roots = marshal.dumps(anchors)
+        return batch.SerializeToString()
+
+    def _send_split(
+        self,
+        task: int,
+        buffer: list[Sequence[Any]],
+        anchors: list[Anchors],
+        serializer: tuple_pb2.Serializer.ValueType,
+    ) -> None:
+        """The slow path of a batch too large to send whole: serialize its tuples one by one,
+        refuse those over the tuple limit, send the others in batches whose values stay under
+        it, then raise for the first refused one."""
+        limit = self._router.max_tuple_bytes
+        refused: list[str] = []
+        part: list[Sequence[Any]] = []
+        part_anchors: list[Anchors] = []
+        part_size = 0
+        for index in range(len(buffer)):
+            values = buffer[index]
+            size = len(_serialized(values, serializer))
+            if size > limit:
+                refused.append(self._too_large(values, size, serializer))
+                continue
+            if part and part_size + size > limit:
+                self._send_part(task, part, part_anchors, serializer, refused)
+                part, part_anchors, part_size = [], [], 0
+            part.append(values)
+            if self.acking:
+                part_anchors.append(anchors[index])
+            part_size += size
+        if part:
+            self._send_part(task, part, part_anchors, serializer, refused)
+        if refused:
+            others = len(buffer) - len(refused)
+            more = (
+                f"; {len(refused) - 1} more of its batch were refused" if len(refused) > 1 else ""
+            )
+            raise UserCodeError(
+                f"{refused[0]}{more}; the batch's {others} other tuples were sent. Emit smaller "
+                f"tuples, or raise {MAX_TUPLE_KEY} (it must stay below {_FRAME_KEY}, "
+                f"{self._router.max_frame_bytes} bytes)"
+            )
+
+    def _send_part(
+        self,
+        task: int,
+        part: list[Sequence[Any]],
+        anchors: list[Anchors],
+        serializer: tuple_pb2.Serializer.ValueType,
+        refused: list[str],
+    ) -> None:
+        """Send ``part`` (tuples each under the tuple limit) as one batch, or as halves when
+        its frame, anchors included, passes the frame limit; a tuple that alone does is
+        refused (its message added to ``refused``)."""
+        router = self._router
+        values = _serialized(part, serializer)
+        data = self._seal(task, len(part), serializer, values, anchors)
+        if len(data) <= router.max_frame_bytes:
+            router.sink.send_data(task, data)
+            return
+        if len(part) == 1:
+            refused.append(
+                f"{router.where}: a tuple emitted on stream {self.stream!r} with "
+                f"{len(anchors[0]) if anchors else 0} anchors makes a batch of {len(data)} "
+                f"bytes, over the {router.max_frame_bytes}-byte limit of {_FRAME_KEY}; it was "
+                f"not sent (values: {shown(part[0], 120)})"
+            )
+            return
+        half = len(part) // 2
+        self._send_part(task, part[:half], anchors[:half], serializer, refused)
+        self._send_part(task, part[half:], anchors[half:], serializer, refused)
+
+    def _too_large(
+        self, values: Sequence[Any], size: int, serializer: tuple_pb2.Serializer.ValueType
+    ) -> str:
+        router = self._router
+        how = "marshal" if serializer == _MARSHAL else "pickle"
+        return (
+            f"{router.where}: a tuple emitted on stream {self.stream!r} is {size} bytes "
+            f"serialized ({how}), over the {router.max_tuple_bytes}-byte limit of "
+            f"{MAX_TUPLE_KEY}; it was not sent (values: {shown(values, 120)})"
+        )
 
     def flush(self) -> None:
         for task, buffer in self.buffers.items():
@@ -275,6 +405,9 @@ class Router:
             custom grouping in the emitter's context.
         rng: the round-robin groupings' start offsets.
         acking: whether copies carry anchors.
+        max_tuple_bytes: ``heron.instance.max.tuple.bytes``: a tuple serialized bigger is
+            refused, and no batch's serialized values pass it (bigger batches are split).
+        max_frame_bytes: ``heron.network.max.frame.bytes``: no batch sent is bigger.
         specialise: pick each stream's specialised ``send`` (False: the general one for every
             stream; the property test compares the two).
     """
@@ -291,12 +424,16 @@ class Router:
         rng: random.Random | None = None,
         acking: bool = False,
         specialise: bool = True,
+        max_tuple_bytes: int = DEFAULT_MAX_TUPLE_BYTES,
+        max_frame_bytes: int = _DEFAULT_FRAME_BYTES,
     ) -> None:
         self.component = component
         self.task_id = task_id
         self.sink = sink
         self.batch_max = batch_max
         self.acking = acking
+        self.max_tuple_bytes = max_tuple_bytes
+        self.max_frame_bytes = max_frame_bytes
         self.where = f"topology {plan.topology_name!r}, component {component!r}, task {task_id}"
         self.routes: dict[str, StreamRoute] = {}
         """Declared stream -> its route."""
@@ -374,6 +511,8 @@ class HookedRouter(Router):
         self.sink = router.sink
         self.batch_max = router.batch_max
         self.acking = router.acking
+        self.max_tuple_bytes = router.max_tuple_bytes
+        self.max_frame_bytes = router.max_frame_bytes
         self.where = router.where
         self.routes = router.routes
         self._report = report

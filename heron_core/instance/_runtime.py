@@ -45,10 +45,10 @@ from heron_core.instance._hooks import (
 from heron_core.instance._metrics import InstanceMetrics
 from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
-from heron_core.instance._router import Router
+from heron_core.instance._router import DEFAULT_MAX_TUPLE_BYTES, MAX_TUPLE_KEY, Router
 from heron_core.instance._spout import SpoutCollector
 from heron_core.instance.stmgr_client import StMgrClient
-from heron_core.network import DATA, Dispatcher
+from heron_core.network import DATA, Dispatcher, max_frame_bytes
 from heron_core.plugins import resolve_class
 from heron_core.proto import physical_plan_pb2, stmgr_pb2, topology_pb2, tuple_pb2
 
@@ -305,6 +305,8 @@ class InstanceRuntime:
             int(config.get("heron.instance.batch.max.tuples", 1024)),
             self.context.prepare_custom_grouping,
             acking=self.acking,
+            max_tuple_bytes=int(config.get(MAX_TUPLE_KEY, DEFAULT_MAX_TUPLE_BYTES)),
+            max_frame_bytes=max_frame_bytes(config),
         )
         collector: SpoutCollector | BoltCollector
         if self.is_spout:
