@@ -36,7 +36,12 @@ from heron_core.api import TopologyContext as NativeContext
 from heron_core.config import REGISTRY
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang._context import ShellMetric, handshake_conf, handshake_context
-from heron_core.multilang._process import IdleFailureHandler, ShellProcess, raise_in_main_thread
+from heron_core.multilang._process import (
+    MAX_TUPLE_KEY,
+    IdleFailureHandler,
+    ShellProcess,
+    raise_in_main_thread,
+)
 
 __all__ = ["HostBoltCollector", "ShellBoltHost", "ShellSpoutHost"]
 
@@ -125,6 +130,7 @@ class _Host:
                 config.get("topology.subprocess.timeout.secs") or _DEFAULT_TIMEOUT_SECS
             ),
             on_idle_failure=self._on_idle_failure or raise_in_main_thread(),
+            max_tuple_bytes=int(config.get(MAX_TUPLE_KEY) or REGISTRY[MAX_TUPLE_KEY].default),
         )
         self._process = process
         self.pid = process.launch(handshake_conf(config, context), handshake_context(context))

@@ -34,7 +34,7 @@ from types import FrameType
 from typing import Any
 
 from heron_core.errors import UserCodeError
-from heron_core.multilang._serializers import Stray, serializer
+from heron_core.multilang._serializers import MessageTooLarge, Stray, serializer
 
 __all__ = ["IdleFailureHandler", "ShellProcess", "raise_in_main_thread"]
 
@@ -50,6 +50,24 @@ HEARTBEAT_SECS = 1.0
 _READ_CHUNK = 1 << 16
 _STOP_GRACE_SECS = 2.0
 _FAILED = object()
+
+MAX_TUPLE_KEY = "heron.instance.max.tuple.bytes"
+_ESCAPE_FACTOR = 6
+"""JSON writes a character in at most 6 bytes (``\\u0001``), marshal in at least 1."""
+_MESSAGE_ROOM = 1 << 20
+"""Room in a message for what is not the tuple (command, stream, anchors, ids)."""
+
+
+def max_message_bytes(max_tuple_bytes: int) -> int:
+    """The most a subprocess may write as one message, given ``heron.instance.max.tuple.bytes``:
+    room for any tuple under it in any serializer's escaping, so that a message over it
+    carries a tuple over the limit.
+
+    >>> max_message_bytes(1 << 20)
+    7340032
+    """
+    return _ESCAPE_FACTOR * max_tuple_bytes + _MESSAGE_ROOM
+
 
 IdleFailureHandler = Callable[[UserCodeError], None]
 """Called (from a background thread) with the error when the subprocess fails while the
@@ -95,6 +113,9 @@ class ShellProcess:
             heartbeats, at all) before it is considered dead (``topology.subprocess.timeout.secs``).
         on_idle_failure: see :data:`IdleFailureHandler`; None: failures while idle surface at
             the next call.
+        max_tuple_bytes: ``heron.instance.max.tuple.bytes`` (None: no bound): an unfinished
+            message past `max_message_bytes` of it fails the component naming the key (the
+            reader never holds more).
     """
 
     def __init__(
@@ -107,10 +128,14 @@ class ShellProcess:
         env: Mapping[str, str],
         timeout_secs: float,
         on_idle_failure: IdleFailureHandler | None,
+        max_tuple_bytes: int | None = None,
     ) -> None:
         self.command = tuple(command)
         self.where = where
         self._serializer = serializer(serializer_name)
+        self.max_tuple_bytes = max_tuple_bytes
+        if max_tuple_bytes is not None:
+            self._serializer.max_message_bytes = max_message_bytes(max_tuple_bytes)
         self._cwd = cwd
         self._env = dict(env)
         self.timeout_secs = timeout_secs
@@ -384,6 +409,9 @@ class ShellProcess:
                 break
             try:
                 items = decode(data)
+            except MessageTooLarge as exc:
+                self._fail(self._too_large(exc))
+                return
             except Exception as exc:
                 self._fail(
                     f"wrote output the {self._serializer.name} serializer cannot decode: {exc!r}"
@@ -409,6 +437,15 @@ class ShellProcess:
                 self.last_heard = time.monotonic()
                 put(messages)
         self._fail(self._exit_status() or "closed its stdout")
+
+    def _too_large(self, exc: MessageTooLarge) -> str:
+        on = "" if exc.stream is None else f" (an emit on stream {exc.stream!r})"
+        return (
+            f"wrote a message{on} of over {exc.size} bytes, more than any tuple under "
+            f"{MAX_TUPLE_KEY} ({self.max_tuple_bytes} bytes) takes in the "
+            f"{self._serializer.name} serializer's encoding: it carries a tuple over "
+            f"{MAX_TUPLE_KEY}, and is not read further"
+        )
 
     def _stray(self, text: str) -> None:
         self._strays += 1

@@ -21,6 +21,7 @@ from heron_core.errors import ConfigurationError
 __all__ = [
     "SERIALIZERS",
     "JsonSerializer",
+    "MessageTooLarge",
     "MsgpackSerializer",
     "Serializer",
     "Stray",
@@ -31,6 +32,22 @@ _END = b"end\n"
 _NEWLINE = 0x0A
 _MAX_RESYNC_ATTEMPTS = 1000
 _OPENERS = re.compile(r"[{\[]")
+_HEAD_BYTES = 4096
+_STREAM = re.compile(rb'"stream"\s*:\s*"([^"\\]{0,200})"')
+
+
+class MessageTooLarge(ValueError):
+    """The subprocess wrote more than a message may take without ending it.
+
+    Attributes:
+        size: the bytes of the unfinished message held when it was refused.
+        stream: the stream its first bytes name (JSON ``emit``), or None.
+    """
+
+    def __init__(self, size: int, stream: str | None) -> None:
+        super().__init__(f"an unfinished message of {size} bytes")
+        self.size = size
+        self.stream = stream
 
 
 @dataclass(frozen=True)
@@ -41,9 +58,14 @@ class Stray:
 
 
 class Serializer(abc.ABC):
-    """One direction encodes, the other decodes; a new instance per subprocess."""
+    """One direction encodes, the other decodes; a new instance per subprocess.
+
+    ``max_message_bytes`` (None: no bound) bounds what ``decode`` holds of one message: past
+    it (give or take one read), ``decode`` raises `MessageTooLarge`.
+    """
 
     name: str
+    max_message_bytes: int | None = None
 
     @abc.abstractmethod
     def encode(self, message: object) -> bytes:
@@ -96,6 +118,13 @@ class JsonSerializer(Serializer):
             if body.strip():
                 out.extend(_parse_body(body.decode("utf-8", errors="replace")))
         del buffer[:start]
+        limit = self.max_message_bytes
+        if limit is not None and len(buffer) > limit:
+            found = _STREAM.search(bytes(buffer[:_HEAD_BYTES]))
+            stream = found.group(1).decode("utf-8", errors="replace") if found else None
+            size = len(buffer)
+            buffer.clear()
+            raise MessageTooLarge(size, stream)
         return out
 
 
@@ -137,13 +166,24 @@ class MsgpackSerializer(Serializer):
 
     def __init__(self) -> None:
         self._unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+        self._limit: int | None = None
 
     def encode(self, message: object) -> bytes:
         packed: bytes = msgpack.packb(message)
         return packed
 
     def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
-        self._unpacker.feed(data)
+        limit = self.max_message_bytes
+        if limit is not None and self._limit != limit:
+            # an unpacker's buffer bound is fixed at construction (nothing is buffered yet)
+            self._limit = limit
+            self._unpacker = msgpack.Unpacker(
+                raw=False, strict_map_key=False, max_buffer_size=limit
+            )
+        try:
+            self._unpacker.feed(data)
+        except msgpack.BufferFull:
+            raise MessageTooLarge(limit or 0, None) from None
         out: list[dict[str, Any] | Stray] = []
         junk = bytearray()
         for value in self._unpacker:
