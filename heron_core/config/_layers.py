@@ -176,6 +176,10 @@ def parse_override(text: str) -> tuple[str, Any]:
             return name, json.loads(raw)
         except ValueError:
             return name, raw
+        except RecursionError:
+            raise ConfigurationError(
+                f"command-line config {name!r}: its JSON value nests too deeply"
+            ) from None
     word = raw.strip()
     value: Any = raw
     try:
@@ -191,12 +195,22 @@ def parse_override(text: str) -> tuple[str, Any]:
             value = float(word)
         elif key.type in (list, dict):
             value = json.loads(word)
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise ConfigurationError(
-            f"config key {key.name!r} (from command line): cannot read {raw!r} as "
-            f"{key.type.__name__}: {exc}"
+            f"config key {key.name!r} (from command line): cannot read {_shown(raw)} as "
+            f"{key.type.__name__}: {_shown(str(exc))[1:-1]}"
         ) from None
     return name, key.check(value, "command line")
+
+
+def _shown(raw: str) -> str:
+    """``repr(raw)``, cut short: an error quotes a value, not megabytes of it.
+
+    >>> _shown("x" * 200)[-20:]
+    'x...(202 characters)'
+    """
+    text = repr(raw)
+    return text if len(text) <= 80 else f"{text[:79]}...({len(text)} characters)"
 
 
 def _config_dir(config_path: str | os.PathLike[str] | None) -> Traversable:
@@ -253,6 +267,12 @@ def load_cluster_config(
         values = yaml.safe_load(file.read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ConfigurationError(f"cluster config {file}: invalid YAML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigurationError(
+            f"cluster config {file}: not UTF-8 text (byte {exc.start} cannot be decoded)"
+        ) from None
+    except RecursionError:
+        raise ConfigurationError(f"cluster config {file}: its YAML nests too deeply") from None
     if values is None:
         values = {}
     if not isinstance(values, dict):

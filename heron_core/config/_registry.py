@@ -23,8 +23,18 @@ RESERVED_PREFIXES = ("topology.", "heron.")
 _TYPES: tuple[type, ...] = (bool, int, float, str, list, dict)
 
 
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 80 characters: an error names a value, not megabytes of it.
+
+    >>> _short([1] * 100)[-24:]
+    ', 1, ...(300 characters)'
+    """
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:79]}...({len(text)} characters)"
+
+
 def _describe(value: Any) -> str:
-    return f"{value!r} ({type(value).__name__})"
+    return f"{_short(value)} ({type(value).__name__})"
 
 
 @dataclass(frozen=True)
@@ -100,24 +110,25 @@ is refused: not built (leave the key unset)
         if self.type is float:
             value = float(value)
             if not math.isfinite(value):
-                raise ConfigurationError(f"{where}: expected a finite number, got {value!r}")
+                raise ConfigurationError(f"{where}: expected a finite number, got {_short(value)}")
         if self.choices is not None and value not in self.choices:
             allowed = ", ".join(repr(c) for c in self.choices)
-            raise ConfigurationError(f"{where}: expected one of {allowed}, got {value!r}")
+            raise ConfigurationError(f"{where}: expected one of {allowed}, got {_short(value)}")
         if self.minimum is not None:
             if self.exclusive_minimum and value <= self.minimum:
-                raise ConfigurationError(f"{where}: expected > {self.minimum}, got {value!r}")
+                raise ConfigurationError(f"{where}: expected > {self.minimum}, got {_short(value)}")
             if value < self.minimum:
-                raise ConfigurationError(f"{where}: expected >= {self.minimum}, got {value!r}")
+                got = _short(value)
+                raise ConfigurationError(f"{where}: expected >= {self.minimum}, got {got}")
         if self.maximum is not None and value > self.maximum:
-            raise ConfigurationError(f"{where}: expected <= {self.maximum}, got {value!r}")
+            raise ConfigurationError(f"{where}: expected <= {self.maximum}, got {_short(value)}")
         if self.refused and value != self.default:
             raise ConfigurationError(
-                f"{where}: {value!r} is refused: {self.refused} (leave the key unset)"
+                f"{where}: {_short(value)} is refused: {self.refused} (leave the key unset)"
             )
         for refused, reason in self.refused_values:
             if value == refused:
-                raise ConfigurationError(f"{where}: {value!r} is refused: {reason}")
+                raise ConfigurationError(f"{where}: {_short(value)} is refused: {reason}")
         return copy.deepcopy(value) if self.type in (list, dict) else value
 
     def _has_type(self, value: Any) -> bool:

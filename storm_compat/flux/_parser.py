@@ -55,6 +55,9 @@ _INCLUDE_KEYS = {"resource", "file", "override"}
 
 T = TypeVar("T")
 
+_SHOWN = 60
+_INCLUDE_SUFFIXES = (".yaml", ".yml")
+
 
 def load_definition(path: Path, properties: Mapping[str, str]) -> FluxDefinition:
     """The definition in Flux file ``path``, with its includes merged.
@@ -80,15 +83,25 @@ def _load(
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigurationError(f"cannot read flux file {str(path)!r}: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigurationError(
+            f"flux file {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be decoded)"
+        ) from None
     try:
         data = yaml.safe_load(substitute(text, properties, str(path)))
     except yaml.YAMLError as exc:
-        raise ConfigurationError(f"flux file {str(path)!r} is not valid YAML: {exc}") from exc
+        problem = _yaml_problem(exc)
+        raise ConfigurationError(f"flux file {str(path)!r} is not valid YAML: {problem}") from None
+    except RecursionError:
+        raise ConfigurationError(
+            f"flux file {str(path)!r} nests its YAML too deeply to be a Flux topology"
+        ) from None
     entries = _Entries(path)
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        entries.fail("the file", f"expected a map of Flux sections, got {_kind(data)}")
+        # the type only: an included file that is not Flux must not be shown in the error
+        entries.fail("the file", f"expected a map of Flux sections, got {type(data).__name__}")
     entries.keys("the file", data, _TOP_KEYS)
     if data.get("workerHooks"):
         entries.fail("workerHooks", "worker hooks are not supported (there are no JVM workers)")
@@ -165,7 +178,28 @@ def _by_id(base: tuple[T, ...], extra: tuple[T, ...], override: bool, key: Any) 
 
 
 def _kind(value: object) -> str:
-    return f"{type(value).__name__} {value!r}"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: object) -> str:
+    """``repr(value)``, cut to `_SHOWN` characters: an error quotes what it points at, not a
+    whole file's worth of it.
+
+    >>> _short("abc"), _short("x" * 100)[-24:]
+    ("'abc'", 'xxxxx...(102 characters)')
+    """
+    text = repr(value)
+    return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 1]}...({len(text)} characters)"
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong and where (line and column), without PyYAML's quote of the line: a file
+    named by ``includes`` may be any file, whose contents an error must not print."""
+    if isinstance(exc, yaml.MarkedYAMLError):
+        mark = exc.problem_mark or exc.context_mark
+        where = "" if mark is None else f"line {mark.line + 1}, column {mark.column + 1}: "
+        return f"{where}{exc.problem or exc.context or type(exc).__name__}"
+    return type(exc).__name__
 
 
 class _Entries:
@@ -178,7 +212,7 @@ class _Entries:
         raise ConfigurationError(f"flux file {str(self.path)!r}, {entry}: {message}")
 
     def keys(self, entry: str, raw: Mapping[str, Any], allowed: set[str]) -> None:
-        unknown = sorted(str(k) for k in raw if k not in allowed)
+        unknown = sorted(str(k)[:_SHOWN] for k in raw if k not in allowed)
         if unknown:
             self.fail(entry, f"unknown keys {unknown}; expected some of {sorted(allowed)}")
 
@@ -202,7 +236,9 @@ class _Entries:
         if value is None and not required:
             return None
         if not isinstance(value, str) or not value:
-            what = f"missing {key}" if value is None else f"{key} must be a str, got {value!r}"
+            what = (
+                f"missing {key}" if value is None else f"{key} must be a str, got {_short(value)}"
+            )
             self.fail(entry, what)
         return value
 
@@ -212,7 +248,7 @@ class _Entries:
             return None
         kind = "an int" if integral else "a number"
         if isinstance(value, bool) or not isinstance(value, int if integral else int | float):
-            self.fail(entry, f"{key} must be {kind}, got {value!r}")
+            self.fail(entry, f"{key} must be {kind}, got {_short(value)}")
         return value
 
     def args(self, entry: str, raw: Mapping[str, Any], key: str) -> tuple[Any, ...]:
@@ -229,7 +265,7 @@ class _Entries:
         if isinstance(item, dict) and set(item) == {"reflist"}:
             ids = item["reflist"]
             if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
-                self.fail(entry, f"reflist must be a list of component ids, got {ids!r}")
+                self.fail(entry, f"reflist must be a list of component ids, got {_short(ids)}")
             return RefList(tuple(ids))
         return item
 
@@ -299,13 +335,16 @@ class _Entries:
         kind = grouping.get("type")
         if kind not in GROUPING_TYPES:
             self.fail(
-                entry, f"grouping type must be one of {', '.join(GROUPING_TYPES)}, got {kind!r}"
+                entry,
+                f"grouping type must be one of {', '.join(GROUPING_TYPES)}, got {_short(kind)}",
             )
         args = grouping.get("args")
         if kind == "FIELDS" and (
             not isinstance(args, list) or not args or not all(isinstance(a, str) for a in args)
         ):
-            self.fail(entry, f"a FIELDS grouping needs args: a list of field names, got {args!r}")
+            self.fail(
+                entry, f"a FIELDS grouping needs args: a list of field names, got {_short(args)}"
+            )
         custom = None
         if kind == "CUSTOM":
             if grouping.get("customClass") is None:
@@ -340,9 +379,18 @@ class _Entries:
         flags = {key: raw.get(key, False) for key in ("resource", "override")}
         for key, value in flags.items():
             if not isinstance(value, bool):
-                self.fail(entry, f"{key} must be true or false, got {value!r}")
+                self.fail(entry, f"{key} must be true or false, got {_short(value)}")
         base = root if flags["resource"] else self.path.parent
-        included = (base / file.lstrip("/") if flags["resource"] else base / file).resolve()
+        try:
+            included = (base / file.lstrip("/") if flags["resource"] else base / file).resolve()
+        except (OSError, ValueError) as exc:
+            self.fail(entry, f"cannot resolve included file {file!r}: {exc}")
+        if included.suffix not in _INCLUDE_SUFFIXES:
+            self.fail(
+                entry,
+                f"included file {str(included)!r} is not a Flux file (.yaml or .yml); it is "
+                "not read",
+            )
         if not included.is_file():
             self.fail(entry, f"included file {str(included)!r} does not exist")
         return included, flags["override"]

@@ -27,6 +27,7 @@ PROPERTIES_ENV = "HERON_FLUX_PROPERTIES"
 _REFERENCE = re.compile(r"\$\{([^}]+)\}")
 _LIST_ITEM = re.compile(r"^(?P<key>.+)\[(?P<index>\d+)\]$")
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def find_properties(yaml_path: Path) -> Path | None:
@@ -90,8 +91,9 @@ def _unescape(text: str) -> str:
         char = text[i]
         if char == "\\" and i + 1 < len(text):
             nxt = text[i + 1]
-            if nxt == "u" and i + 6 <= len(text):
-                out.append(chr(int(text[i + 2 : i + 6], 16)))
+            digits = text[i + 2 : i + 6]
+            if nxt == "u" and len(digits) == 4 and all(c in _HEX for c in digits):
+                out.append(chr(int(digits, 16)))
                 i += 6
                 continue
             out.append(_ESCAPES.get(nxt, nxt))

@@ -58,11 +58,15 @@ does not exist (run the command inside a project made by 'sparse quickstart', or
                 "project made by 'sparse quickstart', or pass --config)"
             )
         try:
-            config = json.loads(path.read_text())
-        except ValueError as exc:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:  # not UTF-8 (UnicodeDecodeError) or not JSON
             raise ConfigurationError(f"{path} is not valid JSON: {exc}") from exc
+        except RecursionError:
+            raise ConfigurationError(f"{path} nests its JSON too deeply") from None
+        except OSError as exc:
+            raise ConfigurationError(f"cannot read {path}: {exc}") from exc
         if not isinstance(config, dict):
-            raise ConfigurationError(f"{path} must hold a JSON object, got {config!r}")
+            raise ConfigurationError(f"{path} must hold a JSON object, got {type(config).__name__}")
         if not isinstance(config.get("topology_specs"), str):
             raise ConfigurationError(
                 f"{path}: 'topology_specs' (the directory of topology files, e.g. "

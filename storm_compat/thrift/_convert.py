@@ -107,8 +107,94 @@ def multilang_spec(command: ShellCommand) -> ShellSpec:
 
 def read_topology(data: bytes) -> Any:
     """Decode a ``StormTopology`` from Storm's binary thrift encoding (what streamparse's
-    ``Topology.write`` produces)."""
-    return deserialize(storm_thrift().StormTopology(), data)
+    ``Topology.write`` produces).
+
+    Raises:
+        ConfigurationError: ``data`` is not a thrift ``StormTopology`` (truncated, or not
+            thrift at all), saying where decoding stopped.
+
+    >>> read_topology(bytes([13, 0, 1]))
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.ConfigurationError: 3 bytes are not a thrift StormTopology: \
+a container header at byte 3 runs past the end (3 bytes)
+    """
+    problem = _binary_problem(data)
+    if problem is not None:
+        raise ConfigurationError(f"{len(data)} bytes are not a thrift StormTopology: {problem}")
+    try:
+        return deserialize(storm_thrift().StormTopology(), data)
+    except Exception as exc:  # thriftpy2 raises struct, type and system errors on bad bytes
+        raise ConfigurationError(
+            f"{len(data)} bytes are not a thrift StormTopology: decoding failed "
+            f"({type(exc).__name__}: {str(exc)[:200]})"
+        ) from None
+
+
+_FIXED = {2: 1, 3: 1, 4: 8, 6: 2, 8: 4, 10: 8}  # bool, byte, double, i16, i32, i64: sizes
+_STRING, _STRUCT, _MAP, _SET, _LIST = 11, 12, 13, 14, 15
+_MAX_DEPTH = 64
+
+
+def _binary_problem(data: bytes) -> str | None:
+    """Why ``data`` is not one struct of thrift's binary protocol, or None: a walk over its
+    fields that checks every type, length and container size against the bytes left, so that
+    thriftpy2 never loops over a container that claims more elements than bytes follow (it
+    would, for two billion elements of a type it skips without reading).
+
+    >>> _binary_problem(bytes([15, 0, 1, 2, 0x7F, 0xFF, 0xFF, 0xFF]))
+    'a list at byte 3 claims 2147483647 elements but 0 bytes follow'
+    >>> _binary_problem(bytes([0])) is None
+    True
+    """
+    end = len(data)
+
+    def need(at: int, count: int, what: str) -> int:
+        if count < 0 or at + count > end:
+            raise ValueError(f"{what} at byte {at} runs past the end ({end} bytes)")
+        return at + count
+
+    def size(at: int) -> int:
+        need(at, 4, "a length")
+        return int.from_bytes(data[at : at + 4], "big", signed=True)
+
+    def value(at: int, kind: int, depth: int) -> int:
+        if depth > _MAX_DEPTH:
+            raise ValueError(f"values nest deeper than {_MAX_DEPTH} levels at byte {at}")
+        if kind in _FIXED:
+            return need(at, _FIXED[kind], "a number")
+        if kind == _STRING:
+            return need(at + 4, size(at), "a string")
+        if kind == _STRUCT:
+            while True:
+                need(at, 1, "a field")
+                field = data[at]
+                if field == 0:
+                    return at + 1
+                at = value(need(at, 3, "a field header"), field, depth + 1)
+        if kind in (_MAP, _SET, _LIST):
+            header = 6 if kind == _MAP else 5
+            need(at, header, "a container header")
+            types = data[at : at + (2 if kind == _MAP else 1)]
+            count = size(at + header - 4)
+            at += header
+            name = {_MAP: "a map", _SET: "a set", _LIST: "a list"}[kind]
+            if count < 0 or count > end - at:
+                raise ValueError(
+                    f"{name} at byte {at - header} claims {count} elements but {end - at} "
+                    "bytes follow"
+                )
+            for _ in range(count):
+                for element in types:
+                    at = value(at, element, depth + 1)
+            return at
+        raise ValueError(f"unknown thrift type {kind} at byte {at}")
+
+    try:
+        value(0, _STRUCT, 0)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def write_topology(topology: Any) -> bytes:
