@@ -198,9 +198,12 @@ class _Host:
         task = message.get("task")
         if task is not None and (not isinstance(task, int) or isinstance(task, bool)):
             raise self._protocol_error(f"sent an emit whose 'task' is not a task id: {message!r}")
+        stream = message.get("stream") or DEFAULT_STREAM
+        if not isinstance(stream, str):
+            raise self._protocol_error(f"sent an emit whose 'stream' is not a name: {message!r}")
         direct = task or None
         need = message.get("need_task_ids") is not False and direct is None
-        return values, message.get("stream") or DEFAULT_STREAM, direct, need
+        return values, stream, direct, need
 
 
 class ShellBoltHost(_Host, Generic[H]):
@@ -355,6 +358,10 @@ class ShellBoltHost(_Host, Generic[H]):
         anchor_ids = message.get("anchors")
         if isinstance(anchor_ids, str | int):
             anchor_ids = [anchor_ids]
+        elif anchor_ids is not None and not isinstance(anchor_ids, list):
+            raise self._protocol_error(
+                f"sent an emit whose 'anchors' is not a list of tuple ids: {message!r}"
+            )
         anchors: list[H] = []
         for anchor_id in anchor_ids or ():
             key = str(anchor_id)
@@ -424,7 +431,13 @@ class ShellSpoutHost(_Host):
                     return
                 if kind == "emit":
                     values, stream, direct, need = self._emit_fields(message)
-                    task_ids = self._collector.emit(values, message.get("id"), stream, direct, need)
+                    msg_id = message.get("id")
+                    if isinstance(msg_id, list | dict):
+                        raise self._protocol_error(
+                            f"sent an emit whose 'id' is a {type(msg_id).__name__}, not a "
+                            f"message id: {message!r}"
+                        )
+                    task_ids = self._collector.emit(values, msg_id, stream, direct, need)
                     if need:
                         process.write(task_ids or [])
                 elif not self._common(message):

@@ -32,6 +32,7 @@ _END = b"end\n"
 _NEWLINE = 0x0A
 _MAX_RESYNC_ATTEMPTS = 1000
 _OPENERS = re.compile(r"[{\[]")
+_QUOTED = 200
 _HEAD_BYTES = 4096
 _STREAM = re.compile(rb'"stream"\s*:\s*"([^"\\]{0,200})"')
 
@@ -129,11 +130,17 @@ class JsonSerializer(Serializer):
 
 
 def _parse_body(body: str) -> list[dict[str, Any] | Stray]:
-    """One ``end``-terminated body: a message, possibly after stray text."""
+    """One ``end``-terminated body: a message, possibly after stray text.
+
+    Raises:
+        ValueError: the body nests too deeply to decode (quoting its start).
+    """
     try:
         return [_message(json.loads(body), body)]
     except ValueError:
         pass
+    except RecursionError:
+        raise ValueError(f"a message nests too deeply to decode: {_quote(body)}") from None
     for attempt, match in enumerate(_OPENERS.finditer(body)):
         if attempt >= _MAX_RESYNC_ATTEMPTS:
             break
@@ -142,9 +149,22 @@ def _parse_body(body: str) -> list[dict[str, Any] | Stray]:
             value = json.loads(text)
         except ValueError:
             continue
+        except RecursionError:
+            raise ValueError(f"a message nests too deeply to decode: {_quote(body)}") from None
         stray = body[: match.start()].rstrip("\n")
         return [Stray(stray), _message(value, text)] if stray else [_message(value, text)]
     return [Stray(body)]
+
+
+def _quote(text: str) -> str:
+    """The start of ``text``, quoted, for an error message.
+
+    >>> _quote("x" * 500)[-22:]
+    "xx'...(500 characters)"
+    """
+    if len(text) <= _QUOTED:
+        return repr(text)
+    return f"{text[:_QUOTED]!r}...({len(text)} characters)"
 
 
 def _message(value: object, text: str) -> dict[str, Any] | Stray:
