@@ -13,6 +13,8 @@ import marshal
 import pickle
 import random
 from collections import deque
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +30,9 @@ from heron_core.instance._router import DEFAULT_MAX_TUPLE_BYTES, MAX_TUPLE_KEY, 
 from heron_core.instance._spout import SpoutCollector
 from heron_core.network import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
 from heron_core.proto import physical_plan_pb2, tuple_pb2
+from heron_core.testing.cluster import TopologyRun
+from heron_core.testing.components import FixedSpout, RecordingBolt, wait_for_records
+from heron_core.testing.processes import isolated_home
 
 
 class Src(Spout):
@@ -246,3 +251,33 @@ def test_a_spout_emit_past_the_limit_refuses_only_that_tuple() -> None:
     with pytest.raises(UserCodeError, match=r"heron\.instance\.max\.tuple\.bytes"):
         collector.emit(["q" * 8000], "id-2")
     assert wire.rows() == [["fine"]]
+
+
+@pytest.fixture(name="home")
+def home_fixture(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Path]:
+    """A heron home; on failure every log under it is printed; no process may outlive it."""
+    failures = request.session.testsfailed
+    with isolated_home(tmp_path, lambda: request.session.testsfailed > failures) as home:
+        yield home
+
+
+@pytest.mark.processes
+def test_an_oversized_emit_ends_the_instance_with_the_error_in_its_log(
+    home: Path, tmp_path: Path
+) -> None:
+    """Through the process model: the spout's instance logs the error naming component,
+    stream, size and key, and exits 1 (the executor restarts it, as Storm restarts a worker);
+    the tuple before it still reaches the bolt, the oversized one never."""
+    out = tmp_path / "records"
+    b = TopologyBuilder("oversized")
+    src = b.add_spout("src", FixedSpout(["v"], [["small"], ["x" * 5000], ["after"]]), par=1)
+    b.add_bolt("sink", RecordingBolt(out), par=1, inputs={src: Grouping.SHUFFLE})
+    with TopologyRun(b.build(), heron_home=home, config={MAX_TUPLE_KEY: 4096}) as run:
+        run.wait_until(lambda: "exit status 1" in run.logs().get("executor-1", ""), "a crash")
+        log = next(text for name, text in run.logs().items() if "_src_" in name)
+        assert "topology 'oversized', component 'src', task" in log
+        assert "a tuple emitted on stream 'default' is 50" in log
+        assert "over the 4096-byte limit of heron.instance.max.tuple.bytes" in log
+        assert "user code raised; the instance exits" in log
+        values = {r["values"][0] for r in wait_for_records(out, 1)}
+        assert "small" in values and values <= {"small", "after"}  # "after": if in its batch
