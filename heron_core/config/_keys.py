@@ -773,6 +773,16 @@ _KEYS = (
         "(the rest is room for the batch's envelope and anchors).",
         minimum=1024,
     ),
+    Key(
+        "heron.instance.batch.max.bytes",
+        int,
+        256 * 1024,
+        "Serialized size an instance keeps its outgoing batches near: after a batch over it, "
+        "that stream's batches to that task take half as many tuples (down to one), after a "
+        "full one under a quarter of it twice as many (up to heron.instance.batch.max.tuples). "
+        "zmq's queues hold a number of messages, so this bounds their bytes under overload.",
+        minimum=1024,
+    ),
 )
 
 _ORDERINGS = (

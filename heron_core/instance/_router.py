@@ -22,6 +22,11 @@ topology, component, task, stream, the tuple's size and the key), and the others
 batches that fit. So no batch an instance sends is ever too large for a stream manager or its
 peer to take (the tuple limit is below the frame limit, which leaves room for the envelope).
 
+zmq's queues count messages, not bytes, so a route also keeps its batches' bytes near
+``heron.instance.batch.max.bytes``: after a batch over it, the route's batches take half as many
+tuples, and twice as many again (up to ``heron.instance.batch.max.tuples``) after a full batch
+under a quarter of it (a comparison per batch; `StreamRoute.limit`).
+
 ``send`` is specialised once per stream when the route is built (`StreamRoute.kind`): a stream
 nobody subscribes to only counts; a stream with one consuming task per tuple (one grouping that
 is not ``ALL`` or custom, the usual case) asks its one grouping (through the fields grouping's
@@ -52,6 +57,10 @@ ONE, SILENT, GENERAL, UNDIRECTED = 0, 1, 2, 3
 MAX_TUPLE_KEY = "heron.instance.max.tuple.bytes"
 """The config key bounding one tuple's serialized values."""
 DEFAULT_MAX_TUPLE_BYTES = 32 << 20
+"""Its default (the registry holds the same value)."""
+BATCH_BYTES_KEY = "heron.instance.batch.max.bytes"
+"""The config key of the serialized size a route keeps its batches under."""
+DEFAULT_BATCH_BYTES = 256 << 10
 """Its default (the registry holds the same value)."""
 _FRAME_KEY = "heron.network.max.frame.bytes"
 _DEFAULT_FRAME_BYTES = 100 << 20
@@ -87,6 +96,7 @@ class StreamRoute:
         "fields",
         "key_index",
         "kind",
+        "limit",
         "marshal",
         "multi",
         "silent",
@@ -116,6 +126,8 @@ class StreamRoute:
         self.marshal = True  # values are marshaled until a batch holds something marshal refuses
         self.kind = GENERAL
         """Which send `send` calls (set by `specialise`)."""
+        self.limit = router.batch_max
+        """Tuples per batch now: ``batch_max``, halved while batches pass ``batch_bytes``."""
 
     # --- building ----------------------------------------------------------------------------
     def add_destinations(self, tasks: Sequence[int]) -> None:
@@ -188,7 +200,7 @@ class StreamRoute:
             self.anchors[task].append(() if tree is None else tree.copy())
         buffer = self.buffers[task]
         buffer.append(values)
-        if len(buffer) >= self._router.batch_max:
+        if len(buffer) >= self.limit:
             self.flush_one(task)
         self.emitted += 1
         return [task]
@@ -237,7 +249,7 @@ class StreamRoute:
         )
 
     def _put(self, chosen: list[int], values: Sequence[Any], tree: Tree | None) -> None:
-        limit = self._router.batch_max
+        limit = self.limit
         buffers = self.buffers
         if self.acking:
             anchors = self.anchors
@@ -274,7 +286,12 @@ class StreamRoute:
         if serializer == _PICKLE:
             values = pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL)
         router = self._router
-        if len(values) > router.max_tuple_bytes:
+        size = len(values)
+        if size > router.batch_bytes:  # smaller batches from now on (zmq queues count them)
+            self.limit = max(1, self.limit // 2)
+        elif size * 4 < router.batch_bytes and router.batch_max > self.limit <= len(buffer):
+            self.limit = min(router.batch_max, self.limit * 2)  # full ones well under it
+        if size > router.max_tuple_bytes:
             self._send_split(task, buffer, anchors, serializer)
             return
         data = self._seal(task, len(buffer), serializer, values, anchors)
@@ -401,6 +418,9 @@ class Router:
         component, task_id, container: the emitting instance.
         sink: where sealed batches go.
         batch_max: tuples per batch at most (a full batch is sent at once).
+        batch_bytes: ``heron.instance.batch.max.bytes``: after a batch whose serialized
+            values pass it, a route's batches take half as many tuples (down to one), and
+            twice as many again (up to ``batch_max``) after a full one under a quarter of it.
         prepare_custom: called with (grouping object, stream id, target tasks) to prepare a
             custom grouping in the emitter's context.
         rng: the round-robin groupings' start offsets.
@@ -426,6 +446,7 @@ class Router:
         specialise: bool = True,
         max_tuple_bytes: int = DEFAULT_MAX_TUPLE_BYTES,
         max_frame_bytes: int = _DEFAULT_FRAME_BYTES,
+        batch_bytes: int = DEFAULT_BATCH_BYTES,
     ) -> None:
         self.component = component
         self.task_id = task_id
@@ -434,6 +455,7 @@ class Router:
         self.acking = acking
         self.max_tuple_bytes = max_tuple_bytes
         self.max_frame_bytes = max_frame_bytes
+        self.batch_bytes = batch_bytes
         self.where = f"topology {plan.topology_name!r}, component {component!r}, task {task_id}"
         self.routes: dict[str, StreamRoute] = {}
         """Declared stream -> its route."""
@@ -513,6 +535,7 @@ class HookedRouter(Router):
         self.acking = router.acking
         self.max_tuple_bytes = router.max_tuple_bytes
         self.max_frame_bytes = router.max_frame_bytes
+        self.batch_bytes = router.batch_bytes
         self.where = router.where
         self.routes = router.routes
         self._report = report

@@ -45,7 +45,13 @@ from heron_core.instance._hooks import (
 from heron_core.instance._metrics import InstanceMetrics
 from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
-from heron_core.instance._router import DEFAULT_MAX_TUPLE_BYTES, MAX_TUPLE_KEY, Router
+from heron_core.instance._router import (
+    BATCH_BYTES_KEY,
+    DEFAULT_BATCH_BYTES,
+    DEFAULT_MAX_TUPLE_BYTES,
+    MAX_TUPLE_KEY,
+    Router,
+)
 from heron_core.instance._spout import SpoutCollector
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import DATA, Dispatcher, max_frame_bytes
@@ -307,6 +313,7 @@ class InstanceRuntime:
             acking=self.acking,
             max_tuple_bytes=int(config.get(MAX_TUPLE_KEY, DEFAULT_MAX_TUPLE_BYTES)),
             max_frame_bytes=max_frame_bytes(config),
+            batch_bytes=int(config.get(BATCH_BYTES_KEY, DEFAULT_BATCH_BYTES)),
         )
         collector: SpoutCollector | BoltCollector
         if self.is_spout:

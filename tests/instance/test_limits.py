@@ -26,7 +26,13 @@ from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
-from heron_core.instance._router import DEFAULT_MAX_TUPLE_BYTES, MAX_TUPLE_KEY, Router
+from heron_core.instance._router import (
+    BATCH_BYTES_KEY,
+    DEFAULT_BATCH_BYTES,
+    DEFAULT_MAX_TUPLE_BYTES,
+    MAX_TUPLE_KEY,
+    Router,
+)
 from heron_core.instance._spout import SpoutCollector
 from heron_core.network import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
 from heron_core.proto import physical_plan_pb2, tuple_pb2
@@ -127,6 +133,7 @@ def router(
 def test_defaults_are_the_registry_s_and_the_tuple_limit_must_stay_below_the_frame_limit() -> None:
     assert REGISTRY[MAX_TUPLE_KEY].default == DEFAULT_MAX_TUPLE_BYTES
     assert REGISTRY[MAX_FRAME_KEY].default == DEFAULT_MAX_FRAME_BYTES
+    assert REGISTRY[BATCH_BYTES_KEY].default == DEFAULT_BATCH_BYTES
     assert DEFAULT_MAX_TUPLE_BYTES < DEFAULT_MAX_FRAME_BYTES
     with pytest.raises(ConfigurationError, match=f"{MAX_TUPLE_KEY}.*{MAX_FRAME_KEY}"):
         build_config(topology_config={MAX_TUPLE_KEY: 4 << 20, MAX_FRAME_KEY: 4 << 20})
@@ -281,3 +288,21 @@ def test_an_oversized_emit_ends_the_instance_with_the_error_in_its_log(
         assert "user code raised; the instance exits" in log
         values = {r["values"][0] for r in wait_for_records(out, 1)}
         assert "small" in values and values <= {"small", "after"}  # "after": if in its batch
+
+
+def test_a_route_s_batches_shrink_after_one_over_the_byte_target_and_grow_back() -> None:
+    r, wire = router(tuple_limit=1 << 20, frame_limit=4 << 20, batch_max=64)
+    r.batch_bytes = 8192
+    for i in range(64):
+        r.emit([f"{i:03d}" + "b" * 400])  # 64 x ~0.4 kB: one batch of ~26 kB
+    for i in range(64):
+        r.emit([f"{i:03d}" + "b" * 400])
+    sizes = [len(rows) for _, _, rows, _, _ in wire.batches]
+    assert sizes[:4] == [64, 32, 16, 16]  # halved after each batch over 8 kB, then it fits
+    assert all(size <= 8192 for *_, size in wire.batches[3:])
+    route = r.routes["default"]
+    wire.batches.clear()
+    for _ in range(64 * 5):
+        r.emit(["s"])  # tiny tuples: full batches far under the target double the limit
+    assert route.limit == 64
+    assert [len(rows) for _, _, rows, _, _ in wire.batches][:3] == [16, 32, 64]
