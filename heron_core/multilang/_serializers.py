@@ -11,6 +11,7 @@ from __future__ import annotations
 import abc
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -206,7 +207,7 @@ class MsgpackSerializer(Serializer):
             raise MessageTooLarge(limit or 0, None) from None
         out: list[dict[str, Any] | Stray] = []
         junk = bytearray()
-        for value in self._unpacker:
+        for value in self._values():
             if isinstance(value, dict):
                 if junk:
                     out.append(Stray(junk.decode("utf-8", errors="replace")))
@@ -219,6 +220,14 @@ class MsgpackSerializer(Serializer):
         if junk:
             out.append(Stray(junk.decode("utf-8", errors="replace")))
         return out
+
+    def _values(self) -> Iterator[Any]:
+        """The unpacker's complete values; a map keyed by a list or a map (which no Python
+        dict can hold) raises ValueError, as the unpacker's own format errors do."""
+        try:
+            yield from self._unpacker
+        except TypeError as exc:
+            raise ValueError(f"wrote a msgpack map that cannot be decoded: {exc}") from None
 
 
 SERIALIZERS: dict[str, type[Serializer]] = {"json": JsonSerializer, "msgpack": MsgpackSerializer}

@@ -55,7 +55,7 @@ _CERT = "topology"
 _ZAP_DOMAIN = "heron"
 _WATCH_POLL_MS = 250
 _LOG_EVERY_S = 10.0
-_ENDS_PER_WINDOW = 20
+_LINES_PER_WINDOW = 20
 _WATCHED = zmq.EVENT_ACCEPTED | zmq.EVENT_DISCONNECTED
 _REFUSED = (
     zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL
@@ -165,8 +165,10 @@ def _peer_of(fd: int) -> str:
 
 
 class _ConnectionWatch(threading.Thread):
-    """Logs, from one server socket's monitor events, every refused handshake and the end of
-    every connection, naming the peer (its address, read when the connection was accepted).
+    """Logs, from one server socket's monitor events, every refused handshake and the start
+    and end of every connection, naming the peer (its address, read when the connection was
+    accepted: a connection that ends before this thread reads that event is from "an unknown
+    peer").
 
     A connection zmq drops itself (a frame over the size limit, bytes that are not ZMTP) and
     one the peer closes give the same event, so the log line names both causes.
@@ -188,7 +190,7 @@ class _ConnectionWatch(threading.Thread):
         self._limit = max_frame_bytes
         self._stopping = threading.Event()
         self._throttle = _Throttle()
-        self._ends = _Throttle(burst=_ENDS_PER_WINDOW)
+        self._lines = _Throttle(burst=_LINES_PER_WINDOW)
         self._peers: dict[int, str] = {}
         self.refused = 0
         self.ended = 0
@@ -208,7 +210,11 @@ class _ConnectionWatch(threading.Thread):
         """Note one monitor event (``event``, ``value`` (a descriptor), ``endpoint``)."""
         kind, fd = event["event"], int(event["value"])
         if kind & zmq.EVENT_ACCEPTED:
-            self._peers[fd] = _peer_of(fd)
+            peer = self._peers[fd] = _peer_of(fd)
+            if self._lines.due():
+                log.info(
+                    "%s: accepted a connection from %s to its %s", self._owner, peer, self._what
+                )
         elif kind & _REFUSED:
             self.refused += 1
             if self._throttle.due():
@@ -224,15 +230,19 @@ class _ConnectionWatch(threading.Thread):
         elif kind & zmq.EVENT_DISCONNECTED:
             self.ended += 1
             peer = self._peers.pop(fd, f"an unknown peer (descriptor {fd})")
-            if self._ends.due():
+            if self._lines.due():
                 log.info(
                     "%s: the connection from %s to its %s ended: closed by the peer, or "
-                    "dropped here for a frame over %d bytes (%s) or bytes that are not ZMTP",
+                    "dropped here for a frame over %d bytes (%s) or bytes that are not ZMTP "
+                    "(%d ended so far; at most %d lines about connections per %g s)",
                     self._owner,
                     peer,
                     self._what,
                     self._limit,
                     MAX_FRAME_KEY,
+                    self.ended,
+                    _LINES_PER_WINDOW,
+                    _LOG_EVERY_S,
                 )
 
     def stop(self) -> None:

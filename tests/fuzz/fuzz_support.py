@@ -5,8 +5,10 @@ from a local state manager (its sockets bound, its loop never run)."""
 from __future__ import annotations
 
 import contextlib
+import random
+import socket
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -125,3 +127,79 @@ def loaded_stmgr(root: Path, config: dict[str, Any] | None = None) -> Iterator[S
         for close in reversed(manager._closers):
             close()
         state.close()
+
+
+# --- a hostile peer on a real port ------------------------------------------------------------
+
+_GREETING = b"\xff" + b"\0" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0") + b"\0" * 32
+
+
+def _ready(socket_type: bytes) -> bytes:
+    body = b"\x05READY" + b"\x0bSocket-Type" + len(socket_type).to_bytes(4, "big") + socket_type
+    return b"\x04" + bytes([len(body)]) + body
+
+
+def huge_frame_header(
+    host: str, port: int, socket_type: bytes, size: int, noticed: Callable[[int], None]
+) -> int:
+    """Open a plain ZMTP 3.0 connection (NULL mechanism) to ``host:port`` as a
+    ``socket_type`` peer, wait for the server's handshake and for ``noticed(local port)`` to
+    return (the daemon logged the connection), then announce one frame of ``size`` bytes (and
+    send none of it); the local port it connected from."""
+    with socket.create_connection((host, port), timeout=10) as raw:
+        local_port: int = raw.getsockname()[1]
+        raw.sendall(_GREETING + _ready(socket_type))
+        received = b""
+        while len(received) < len(_GREETING) + 2:  # the server's greeting and READY header
+            chunk = raw.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+        noticed(local_port)
+        raw.sendall(b"\x02" + size.to_bytes(8, "big"))
+        with contextlib.suppress(OSError):
+            raw.recv(64)  # the server closes the connection
+        return local_port
+
+
+def random_bytes(host: str, port: int, connections: int, seed: int) -> None:
+    """``connections`` TCP connections to ``host:port``, each sending 4 KiB of random bytes."""
+    rng = random.Random(seed)
+    for _ in range(connections):
+        with (
+            contextlib.suppress(OSError),
+            socket.create_connection((host, port), timeout=5) as raw,
+        ):
+            raw.sendall(rng.randbytes(4096))
+
+
+GARBAGE_MESSAGES: list[list[bytes]] = [
+    [b""],
+    [b"\x00" * 3],
+    [DATA, b"\x01\x00", b"x"],  # a short task id
+    [DATA, b"\xff\xff\xff\x7f", b"x"],  # a task nobody runs
+    [DATA, b"\x02\x00\x00\x00"],  # no payload
+    [ACKS, b"\x01\x00\x00\x00", b"\xff\xff\xff"],  # acks that do not parse
+    [b"heron.stmgr.StartBackPressureMessage", b"\xff\xff"],  # a known type, bad payload
+    [b"heron.tmanager.StMgrRegisterRequest", b"\x0a\xff\x01"],
+    [b"heron.metrics.ShellFileRequest", b"\x12\xff"],
+    [b"no.such.Type", b""],
+    [b"heron.tmanager.MetricsRequest", b"", b"extra"],
+]
+"""Messages no daemon may act on (none is a valid control message: with CURVE off a valid
+forged one would be obeyed, which is what CURVE is for)."""
+
+
+def send_garbage(context: zmq.Context[zmq.Socket[bytes]], host: str, port: int, kind: int) -> None:
+    """Send `GARBAGE_MESSAGES` to ``host:port`` over a plain zmq socket of type ``kind``
+    (PUSH for a PULL port, DEALER for a ROUTER port); waits up to 5 s for delivery."""
+    sock = context.socket(kind)
+    sock.setsockopt(zmq.LINGER, 5000)
+    sock.setsockopt(zmq.SNDTIMEO, 5000)
+    try:
+        sock.connect(f"tcp://{host}:{port}")
+        for frames in GARBAGE_MESSAGES:
+            with contextlib.suppress(zmq.Again):
+                sock.send_multipart(frames)
+    finally:
+        sock.close()

@@ -117,7 +117,8 @@ def test_the_stream_manager_drops_garbage_and_still_routes_good_batches(
 def test_a_batch_too_large_for_the_peer_is_refused_and_counted_lost(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with loaded_stmgr(tmp_path, {"heron.network.max.frame.bytes": 2 << 20}) as manager:
+    limits = {"heron.network.max.frame.bytes": 2 << 20, "heron.instance.max.tuple.bytes": 1 << 20}
+    with loaded_stmgr(tmp_path, limits) as manager:
         box = manager._task_box[3]  # stands for a peer's outbox
         manager._remote_box[9] = box
         before = box.batches

@@ -63,6 +63,7 @@ def test_the_json_decoder_gives_messages_and_stray_text_or_a_quoting_value_error
 @given(st.lists(st.binary(max_size=80), max_size=5))
 @example([b"\xc1"])  # a byte msgpack never uses
 @example([b"\x91" * 2000])  # nested arrays
+@example([b"\x81\x90\x00"])  # regression: a map keyed by a list raised a raw TypeError
 def test_the_msgpack_decoder_gives_messages_or_a_value_error(chunks: list[bytes]) -> None:
     decoder = MsgpackSerializer()
     for chunk in chunks:
