@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 """The component name stream managers publish their metrics under."""
 
 _CHUNK = 1 << 20
+_I64 = (1 << 63) - 1
+"""The largest number a request to a daemon carries (protobuf int64)."""
 
 M = TypeVar("M", bound=Message)
 
@@ -337,7 +339,7 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         snapshot = topology_of(cluster, topology, environ, role)
         check_component(snapshot, component)
         instances = check_instances(snapshot, component, instance)
-        if interval != -1 and interval < 1:
+        if interval != -1 and not 1 <= interval <= _I64:
             raise _bad(
                 f"interval must be -1 (all time) or a positive number of seconds, got {interval}"
             )
@@ -392,9 +394,10 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         snapshot = topology_of(cluster, topology, environ, role)
         check_component(snapshot, component)
         instances = check_instances(snapshot, component, instance)
-        if starttime < 0 or endtime < starttime:
+        if starttime < 0 or endtime < starttime or endtime > _I64:
             raise _bad(
-                f"starttime ({starttime}) must be at least 0 and at most endtime ({endtime})"
+                f"starttime ({starttime}) must be at least 0 and at most endtime ({endtime}), "
+                f"which is at most {_I64}"
             )
         request = tmanager_pb2.MetricRequest(
             component_name=component,
@@ -518,10 +521,10 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         directory (``data`` decoded as UTF-8, invalid bytes replaced)."""
         snapshot = topology_of(cluster, topology, environ, role)
         relative = check_path(path)
-        if offset < -1:
-            raise _bad(f"offset must be -1 (the end of the file) or at least 0, got {offset}")
-        if length < 1:
-            raise _bad(f"length must be at least 1, got {length}")
+        if not -1 <= offset <= _I64:
+            raise _bad(f"offset must be -1 (the end of the file) or from 0 to {_I64}, got {offset}")
+        if not 1 <= length <= _I64:
+            raise _bad(f"length must be from 1 to {_I64}, got {length}")
         request = metrics_pb2.ShellFileRequest(path=relative, offset=offset, length=length)
         answer = ask_shell(snapshot, container, request, metrics_pb2.ShellFileResponse)
         return {
