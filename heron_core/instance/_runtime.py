@@ -178,6 +178,7 @@ class InstanceRuntime:
         self.pacer = Pacer(1.0)  # replaced once the config is known, started with the loop
         self._batch: InputBatch | None = None  # the batch a bolt is processing
         self._counted = 0  # its inputs counted as executed so far
+        self._malformed = 0  # batches dropped as malformed (logged)
         self._active = True
         self.hooks: TaskHooks | None = None
         """The task's hooks; None until one is added (then the hooked paths are in place)."""
@@ -625,21 +626,55 @@ class InstanceRuntime:
         self._flush(now)
         self._housekeeping(now)
 
+    def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any] | None:
+        """The batch, its rows and (acking on) their trees; None, with a log line, for a
+        payload that is not a batch our senders make (its rows are dropped, not processed:
+        only a peer holding the topology's key reaches the stream manager that forwards it).
+
+        Raises:
+            UserCodeError: the rows unpickle to a class this process cannot load (the
+                topology's code, not the wire, is wrong).
+        """
+        try:
+            batch = tuple_pb2.TupleBatch.FromString(payload)
+            if batch.serializer == _MARSHAL:
+                rows = marshal.loads(batch.values)
+            else:
+                rows = pickle.loads(batch.values)
+            trees = None
+            if self.acking:  # a batch without roots comes from a sender with acking off
+                trees = marshal.loads(batch.roots) if batch.roots else [()] * len(rows)
+            if not isinstance(rows, list) or (trees is not None and len(trees) != len(rows)):
+                raise ValueError("rows and trees do not match")
+        except (ImportError, AttributeError) as exc:
+            raise UserCodeError(
+                f"{self._where}: a batch's tuples need code this process cannot load: {exc}"
+            ) from exc
+        except Exception as exc:  # protobuf, marshal and pickle errors of a malformed payload
+            self._malformed += 1
+            if self._malformed <= 10 or self._malformed % 1000 == 0:
+                log.warning(
+                    "%s: dropped a malformed batch of %d bytes from its stream manager "
+                    "(%d so far): %r",
+                    self._where,
+                    len(payload),
+                    self._malformed,
+                    exc,
+                )
+            return None
+        return batch, rows, trees
+
     def _on_data(self, payload: bytes) -> None:
-        batch = tuple_pb2.TupleBatch.FromString(payload)
-        if batch.serializer == _MARSHAL:
-            rows = marshal.loads(batch.values)
-        else:
-            rows = pickle.loads(batch.values)
+        decoded = self._decode(payload)
+        if decoded is None:
+            return
+        batch, rows, trees = decoded
         source, stream, task = batch.src_component, batch.stream, batch.src_task
         key = (source, stream)
         stats = self._inputs.get(key)
         if stats is None:
             stats = self._inputs[key] = _InputStats()
         start = _perf()
-        trees = None
-        if self.acking:  # a batch without roots comes from a sender that runs with acking off
-            trees = marshal.loads(batch.roots) if batch.roots else [()] * len(rows)
         inputs = InputBatch(
             source,
             stream,
