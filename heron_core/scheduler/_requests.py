@@ -123,11 +123,7 @@ def pending_requests(working_dir: Path) -> list[tuple[Path, Request | None]]:
     for path in sorted(directory.glob(f"*{_REQUEST}"), key=lambda p: p.stat().st_mtime_ns):
         if _answer_path(path).exists():
             continue
-        try:
-            document = json.loads(path.read_text())
-        except (OSError, ValueError):
-            document = None
-        found.append((path, _decode(document)))
+        found.append((path, _decode(_read(path))))
     return found
 
 
@@ -143,10 +139,20 @@ def write_answer(request: Path, answer: RequestAnswer) -> None:
 def read_answer(request: Path) -> RequestAnswer | None:
     """The answer to ``request``, or None while there is none; removes both files once read."""
     path = _answer_path(request)
-    try:
-        document = json.loads(path.read_text())
-    except FileNotFoundError:
+    if not path.exists():
         return None
+    document = _read(path)
     for done in (request, path):
         done.unlink(missing_ok=True)
+    if not isinstance(document, dict):
+        return RequestAnswer(False, f"the scheduler service's answer {path} is not readable")
     return RequestAnswer(bool(document.get("ok")), str(document.get("message", "")))
+
+
+def _read(path: Path) -> object:
+    """The JSON document in ``path``; None for a file that cannot be read or parsed (not
+    UTF-8, not JSON, nested past the parser's depth)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
