@@ -9,7 +9,6 @@ test fails.
 from __future__ import annotations
 
 import ast
-import contextlib
 import re
 import signal
 import subprocess
@@ -19,9 +18,8 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psutil
 import pytest
-from compat_support import logs_under, processes_under
+from idiom_support import idiom_run
 
 pytestmark = pytest.mark.processes
 
@@ -34,19 +32,8 @@ WORDS = {"hello", "bye", "good", "bad", "heron", "storm"}
 @pytest.fixture
 def home(tmp_path: Path) -> Iterator[Path]:
     """A heron home; on failure its logs are printed; no process of it may be left."""
-    home = tmp_path / "home"
-    try:
+    with idiom_run(tmp_path) as (home, _):
         yield home
-    except BaseException:
-        print(logs_under(tmp_path))
-        raise
-    finally:
-        leftovers = processes_under(home)
-        for process in leftovers:
-            with contextlib.suppress(psutil.NoSuchProcess):
-                process.kill()
-        psutil.wait_procs(leftovers, timeout=30)
-        assert leftovers == [], f"processes left: {leftovers}"
 
 
 def _wait(what: str, ready: Callable[[], bool], show: Callable[[], str]) -> None:
