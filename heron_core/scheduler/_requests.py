@@ -14,6 +14,8 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from google.protobuf.message import DecodeError
+
 from heron_core.proto import packing_plan_pb2, topology_pb2
 
 __all__ = [
@@ -89,7 +91,7 @@ def _decode(document: object) -> Request | None:
             plan_bytes = base64.b64decode(update["packing_plan"], validate=True)
             topology = topology_pb2.Topology.FromString(topology_bytes)
             plan = packing_plan_pb2.PackingPlan.FromString(plan_bytes)
-        except (KeyError, TypeError, ValueError):  # binascii.Error, DecodeError: ValueErrors
+        except (KeyError, TypeError, ValueError, DecodeError):  # binascii.Error: a ValueError
             return None
         if not topology.id or not plan.containers:
             return None

@@ -47,6 +47,8 @@ _DOCUMENTS = (
 @example(b"\xff\xfe")  # not UTF-8
 @example(b'{"restart": true}')
 @example(b'{"update": {"topology": "!!", "packing_plan": ""}}')
+@example(b'{"update": {"topology": "////", "packing_plan": ""}}')  # base64 of a corrupt protobuf
+@example(b'{"update": {"topology": "", "packing_plan": "////"}}')
 def test_a_request_file_reads_as_a_request_or_none(
     tmp_path_factory: pytest.TempPathFactory, content: bytes
 ) -> None:
