@@ -15,12 +15,13 @@ from typing import Any
 import zmq
 from hypothesis import strategies as st
 
-from heron_core.config import build_config, config_to_proto
+from heron_core.config import build_config
 from heron_core.network import ACKS, DATA
 from heron_core.network._framing import _TYPES
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import LocalFileSystemStateManager
 from heron_core.stmgr._manager import StMgrArgs, StreamManager
+from heron_core.testing.topologies import word_count_proto
 
 TYPE_NAMES = sorted(_TYPES)
 """The full name of every message type a daemon may be sent (the first frame)."""
@@ -73,25 +74,11 @@ class FakeSocket:
 
 def small_topology(config: dict[str, Any] | None = None) -> topology_pb2.Topology:
     """Spout "word" (task 1) feeding bolt "count" (tasks 2, 3), all in container 1."""
-    stream = topology_pb2.StreamId(id="default", component_name="word")
-    return topology_pb2.Topology(
-        id="fz-1",
-        name="fz",
-        state=topology_pb2.RUNNING,
-        spouts=[
-            topology_pb2.Spout(
-                comp=topology_pb2.Component(name="word", parallelism=1),
-                outputs=[topology_pb2.OutputStream(stream=stream)],
-            )
-        ],
-        bolts=[
-            topology_pb2.Bolt(
-                comp=topology_pb2.Component(name="count", parallelism=2),
-                inputs=[topology_pb2.InputStream(stream=stream, gtype=topology_pb2.SHUFFLE)],
-            )
-        ],
-        topology_config=config_to_proto(
-            build_config(topology_config={"heron.network.curve.enabled": False, **(config or {})})
+    return word_count_proto(
+        "fz",
+        "fz-1",
+        config=build_config(
+            topology_config={"heron.network.curve.enabled": False, **(config or {})}
         ),
     )
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import zmq
 
-from heron_core.config import build_config, config_to_proto
+from heron_core.config import build_config
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import (
     DATA,
@@ -38,6 +38,7 @@ from heron_core.proto import (
 )
 from heron_core.statemgr import LocalFileSystemStateManager
 from heron_core.testing.processes import wait_until
+from heron_core.testing.topologies import word_count_proto
 
 pytestmark = pytest.mark.processes
 
@@ -49,7 +50,6 @@ TASKS = {1: ("word", 1), 2: ("count", 1), 3: ("count", 2)}  # task -> (component
 def topology() -> topology_pb2.Topology:
     """Spout "word" (task 1, container 1) feeding bolt "count" (tasks 2 and 3, containers 1
     and 2); small watermarks and a short metrics interval."""
-    stream = topology_pb2.StreamId(id="default", component_name="word")
     config = build_config(
         topology_config={
             "heron.metrics.export.interval.sec": 0.2,
@@ -58,24 +58,7 @@ def topology() -> topology_pb2.Topology:
             "heron.streammgr.tmanager.heartbeat.interval.sec": 1.0,
         }
     )
-    return topology_pb2.Topology(
-        id="wc-1",
-        name="wc",
-        state=topology_pb2.RUNNING,
-        spouts=[
-            topology_pb2.Spout(
-                comp=topology_pb2.Component(name="word", parallelism=1),
-                outputs=[topology_pb2.OutputStream(stream=stream)],
-            )
-        ],
-        bolts=[
-            topology_pb2.Bolt(
-                comp=topology_pb2.Component(name="count", parallelism=2),
-                inputs=[topology_pb2.InputStream(stream=stream, gtype=topology_pb2.SHUFFLE)],
-            )
-        ],
-        topology_config=config_to_proto(config),
-    )
+    return word_count_proto(config=config)
 
 
 def packing() -> packing_plan_pb2.PackingPlan:

@@ -22,28 +22,12 @@ from heron_core.proto import (
     topology_pb2,
 )
 from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.testing.topologies import word_count_proto
 
 
 def small_topology(name: str = "wc", topology_id: str = "wc-1") -> topology_pb2.Topology:
     """A spout "word" (2 tasks) feeding a bolt "count" (2 tasks) by shuffle grouping."""
-    stream = topology_pb2.StreamId(id="default", component_name="word")
-    return topology_pb2.Topology(
-        id=topology_id,
-        name=name,
-        state=topology_pb2.RUNNING,
-        spouts=[
-            topology_pb2.Spout(
-                comp=topology_pb2.Component(name="word", parallelism=2),
-                outputs=[topology_pb2.OutputStream(stream=stream)],
-            )
-        ],
-        bolts=[
-            topology_pb2.Bolt(
-                comp=topology_pb2.Component(name="count", parallelism=2),
-                inputs=[topology_pb2.InputStream(stream=stream, gtype=topology_pb2.SHUFFLE)],
-            )
-        ],
-    )
+    return word_count_proto(name, topology_id, spouts=2)
 
 
 def two_container_plan() -> packing_plan_pb2.PackingPlan:
