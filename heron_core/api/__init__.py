@@ -12,6 +12,7 @@ from heron_core.api import constants, hooks, metrics
 from heron_core.api._component import Bolt, BoltCollector, Spout, SpoutCollector
 from heron_core.api._context import TopologyContext
 from heron_core.api._spec import ComponentSpec, GlobalStreamId, ShellComponent, shell_component
+from heron_core.api._state import HashMapState, State, StatefulComponent
 from heron_core.api._stream import CustomGrouping, Grouping, Stream
 from heron_core.api._topology import Topology, TopologyBuilder
 from heron_core.api._tuple import InputBatch, Tuple
@@ -27,10 +28,13 @@ __all__ = [
     "CustomGrouping",
     "GlobalStreamId",
     "Grouping",
+    "HashMapState",
     "InputBatch",
     "ShellComponent",
     "Spout",
     "SpoutCollector",
+    "State",
+    "StatefulComponent",
     "Stream",
     "Topology",
     "TopologyBuilder",

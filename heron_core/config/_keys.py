@@ -38,13 +38,6 @@ _KEYS = (
         "ATLEAST_ONCE",
         "Delivery semantics: ATMOST_ONCE, ATLEAST_ONCE (XOR acking) or EFFECTIVELY_ONCE.",
         choices=RELIABILITY_MODES,
-        refused_values=(
-            (
-                "EFFECTIVELY_ONCE",
-                "effectively-once processing (checkpoints, saved state, rollback) is not built "
-                "yet; ATLEAST_ONCE acks every tuple tree and replays what fails",
-            ),
-        ),
     ),
     Key(
         "topology.acker.executors",
@@ -86,18 +79,20 @@ _KEYS = (
     ),
     Key(
         "topology.stateful.checkpoint.interval.seconds",
-        int,
-        0,
-        "Seconds between checkpoints in EFFECTIVELY_ONCE mode.",
+        float,
+        5.0,
+        "Seconds between checkpoints in EFFECTIVELY_ONCE mode (the topology manager starts "
+        "one at the spouts every interval).",
         minimum=0,
-        refused="checkpoints belong to EFFECTIVELY_ONCE, which is not built yet",
+        exclusive_minimum=True,
     ),
     Key(
         "topology.stateful.start.clean",
         bool,
         False,
-        "In EFFECTIVELY_ONCE mode, ignore saved checkpoints and start from empty state.",
-        refused="checkpoints belong to EFFECTIVELY_ONCE, which is not built yet",
+        "In EFFECTIVELY_ONCE mode, the topology manager starts from empty state instead of the "
+        "newest consistent checkpoint when it starts (it still rolls back to checkpoints it "
+        "made itself).",
     ),
     # --- topology: parallelism and resources ----------------------------------------------------
     Key(
@@ -609,6 +604,37 @@ _KEYS = (
         3,
         "Buckets of the rotating map that expires tuple trees (at least 2).",
         minimum=2,
+    ),
+    Key(
+        "heron.streammgr.stateful.buffer.size.mb",
+        float,
+        100.0,
+        "EFFECTIVELY_ONCE: megabytes of tuples a stream manager holds back for one local task "
+        "while it waits for the checkpoint markers of the task's other inputs; past it, that "
+        "checkpoint is given up for the task (it will not complete; the next one can).",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
+    Key(
+        "heron.statefulstorage.classname",
+        str,
+        "localfs",
+        "EFFECTIVELY_ONCE: where checkpointed state is stored, a built-in short name (localfs) "
+        "or 'package.module:Class' (a heron_core.ckptmgr.StateStore).",
+    ),
+    Key(
+        "heron.statefulstorage.localfs.root.path",
+        str,
+        "",
+        "Directory the localfs store keeps checkpoints in ('' = <heron.directory.home>/"
+        "checkpoints). Past one machine name a directory every host mounts (NFS, a mounted HDFS).",
+    ),
+    Key(
+        "heron.statefulstorage.max.checkpoints",
+        int,
+        2,
+        "Consistent checkpoints each store keeps per task (older ones are deleted).",
+        minimum=1,
     ),
     Key(
         "heron.streammgr.tmanager.heartbeat.interval.sec",

@@ -8,6 +8,7 @@ from google.protobuf.message import DecodeError, Message
 
 from heron_core.errors import HeronError
 from heron_core.proto import (
+    ckptmgr_pb2,
     metrics_pb2,
     stmgr_pb2,
     tmanager_pb2,
@@ -26,7 +27,7 @@ _TASK = struct.Struct("<i")
 M = TypeVar("M", bound=Message)
 
 _TYPES: dict[bytes, type[Message]] = {}
-for _module in (stmgr_pb2, tmanager_pb2, tuple_pb2, metrics_pb2):
+for _module in (stmgr_pb2, tmanager_pb2, tuple_pb2, metrics_pb2, ckptmgr_pb2):
     for _desc in _module.DESCRIPTOR.message_types_by_name.values():
         _TYPES[_desc.full_name.encode()] = getattr(_module, _desc.name)
 

@@ -20,6 +20,7 @@ from google.protobuf.message import DecodeError, Message
 
 from heron_core.errors import StateManagerError
 from heron_core.proto import (
+    ckptmgr_pb2,
     execution_state_pb2,
     packing_plan_pb2,
     physical_plan_pb2,
@@ -49,6 +50,7 @@ class Kind(StrEnum):
     EXECUTION_STATE = "executionstate"
     TMANAGER_LOCATION = "tmanagers"
     SCHEDULER_LOCATION = "schedulers"
+    STATEFUL_CHECKPOINTS = "statefulcheckpoints"
 
     @property
     def message_type(self) -> type[Message]:
@@ -68,6 +70,7 @@ _MESSAGE_TYPES: dict[Kind, type[Message]] = {
     Kind.EXECUTION_STATE: execution_state_pb2.ExecutionState,
     Kind.TMANAGER_LOCATION: tmanager_pb2.TManagerLocation,
     Kind.SCHEDULER_LOCATION: scheduler_pb2.SchedulerLocation,
+    Kind.STATEFUL_CHECKPOINTS: ckptmgr_pb2.StatefulConsistentCheckpoints,
 }
 
 
@@ -265,6 +268,27 @@ class StateManager(ABC):
     def delete_scheduler_location(self, name: str) -> None:
         """Delete ``schedulers/<name>``, whoever owns it."""
         self._remove(Kind.SCHEDULER_LOCATION, name)
+
+    # ----------------------------------------------------------------------------- checkpoints
+
+    def set_stateful_checkpoints(
+        self, name: str, checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints
+    ) -> None:
+        """Create or overwrite ``statefulcheckpoints/<name>`` (EFFECTIVELY_ONCE topologies):
+        the globally consistent checkpoints, newest first."""
+        self._set(Kind.STATEFUL_CHECKPOINTS, name, checkpoints)
+
+    def get_stateful_checkpoints(
+        self, name: str
+    ) -> ckptmgr_pb2.StatefulConsistentCheckpoints | None:
+        """The consistent checkpoints of topology ``name``, or None before the first."""
+        return self._read(
+            Kind.STATEFUL_CHECKPOINTS, name, ckptmgr_pb2.StatefulConsistentCheckpoints
+        )
+
+    def delete_stateful_checkpoints(self, name: str) -> None:
+        """Delete ``statefulcheckpoints/<name>``."""
+        self._remove(Kind.STATEFUL_CHECKPOINTS, name)
 
     # ----------------------------------------------------------------------------- watches
 

@@ -26,6 +26,7 @@ from google.protobuf.message import Message
 
 from heron_core.errors import StateManagerError
 from heron_core.proto import (
+    ckptmgr_pb2,
     execution_state_pb2,
     packing_plan_pb2,
     physical_plan_pb2,
@@ -77,6 +78,9 @@ def sample_message(kind: Kind, name: str, version: int) -> Message:
         Kind.SCHEDULER_LOCATION: scheduler_pb2.SchedulerLocation(
             topology_name=name, http_endpoint=f"http://127.0.0.1:{version}"
         ),
+        Kind.STATEFUL_CHECKPOINTS: ckptmgr_pb2.StatefulConsistentCheckpoints(
+            consistent_checkpoints=[ckptmgr_pb2.StatefulConsistentCheckpoint(checkpoint_id=tag)]
+        ),
     }
     return samples[kind]
 
@@ -107,6 +111,11 @@ def _accessors(
             sm.set_scheduler_location,
             sm.get_scheduler_location,
             sm.delete_scheduler_location,
+        ),
+        Kind.STATEFUL_CHECKPOINTS: (
+            sm.set_stateful_checkpoints,
+            sm.get_stateful_checkpoints,
+            sm.delete_stateful_checkpoints,
         ),
     }
     return table[kind]

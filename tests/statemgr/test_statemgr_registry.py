@@ -76,6 +76,7 @@ def test_kinds_match_heron_layout() -> None:
         "executionstate",
         "tmanagers",
         "schedulers",
+        "statefulcheckpoints",
     ]
     assert [kind for kind in Kind if kind.ephemeral] == [
         Kind.TMANAGER_LOCATION,
