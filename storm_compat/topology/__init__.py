@@ -21,6 +21,7 @@ from storm_compat.topology._builder import (
 )
 from storm_compat.topology._declarer import OutputFieldsDeclarer
 from storm_compat.topology._interfaces import IBasicBolt, IComponent, IRichBolt, IRichSpout
+from storm_compat.topology.base._stateful import IStatefulBolt, IStatefulComponent
 from storm_compat.windowing._executor import (
     IWindowedBolt,
     TupleFieldTimestampExtractor,
@@ -35,6 +36,8 @@ __all__ = [
     "IComponent",
     "IRichBolt",
     "IRichSpout",
+    "IStatefulBolt",
+    "IStatefulComponent",
     "IWindowedBolt",
     "OutputFieldsDeclarer",
     "ReportedFailedException",

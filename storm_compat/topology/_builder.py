@@ -12,6 +12,8 @@ from heron_core.config import Layer
 from heron_core.errors import TopologyValidationError
 from heron_core.plan import LogicalPlan
 from storm_compat.grouping import CustomStreamGrouping
+from storm_compat.state._config import stateful_topology_config
+from storm_compat.state._executor import StatefulBoltAdapter
 from storm_compat.topology._adapters import (
     BasicBoltAdapter,
     BoltAdapter,
@@ -20,6 +22,7 @@ from storm_compat.topology._adapters import (
 )
 from storm_compat.topology._declarer import OutputFieldsDeclarer
 from storm_compat.topology._interfaces import IBasicBolt, IRichBolt, IRichSpout
+from storm_compat.topology.base._stateful import IStatefulBolt
 from storm_compat.tuple import Fields
 from storm_compat.windowing._executor import IWindowedBolt, WindowedBoltExecutor
 
@@ -64,7 +67,7 @@ class DeclaredComponent:
     """
 
     id: str
-    component: IRichSpout | IRichBolt | IBasicBolt
+    component: IRichSpout | IRichBolt | IBasicBolt | IStatefulBolt[Any]
     parallelism_hint: int | None
     config: Mapping[str, Any]
     streams: tuple[Stream, ...]
@@ -89,20 +92,25 @@ class StormTopology:
         Each component's parallelism is its ``setNumTasks`` (``topology.tasks``) if set, else
         its parallelism hint (default 1), capped by ``topology.max.task.parallelism`` (of the
         component, else of the topology). Component configs are its
-        ``getComponentConfiguration()`` overlaid with the declarer's settings.
+        ``getComponentConfiguration()`` overlaid with the declarer's settings. A topology with
+        a stateful bolt runs ``EFFECTIVELY_ONCE`` (`stateful_topology_config` maps Storm's
+        state keys).
 
         Raises:
             TopologyValidationError: no name, or a definition error naming the component
                 (an undeclared stream or field, a bad grouping, a component that cannot be
                 pickled, ...).
             ConfigurationError: an unknown ``topology.*``/``heron.*`` key or a bad value in the
-                topology or a component config.
+                topology or a component config; a stateful bolt in a topology whose config
+                sets a mode other than ``EFFECTIVELY_ONCE``.
         """
         if name is None:
             raise TopologyValidationError(
                 UNNAMED, None, "a StormTopology needs a name: pass one to to_logical_plan()"
             )
-        topology_config = Layer(f"the config of topology {name!r}", dict(config or {})).validated()
+        stateful = [c.id for c in self.components if isinstance(c.component, IStatefulBolt)]
+        config = stateful_topology_config(name, config or {}, stateful)
+        topology_config = Layer(f"the config of topology {name!r}", config).validated()
         builder = NativeBuilder(name)
         for comp in self.components:
             conf = Layer(f"the config of topology {name!r}, component {comp.id!r}", comp.config)
@@ -116,8 +124,10 @@ class StormTopology:
                 spout = SpoutAdapter(comp.component, comp.streams)
                 builder.add_spout(comp.id, spout, par, component_config)
                 continue
-            adapter: BoltAdapter | BasicBoltAdapter
-            if isinstance(comp.component, IRichBolt):
+            adapter: BoltAdapter | BasicBoltAdapter | StatefulBoltAdapter
+            if isinstance(comp.component, IStatefulBolt):
+                adapter = StatefulBoltAdapter(comp.component, comp.streams)
+            elif isinstance(comp.component, IRichBolt):
                 adapter = BoltAdapter(comp.component, comp.streams)
             else:
                 adapter = BasicBoltAdapter(comp.component, comp.streams)
@@ -333,25 +343,25 @@ class TopologyBuilder:
     def setBolt(
         self,
         id: str,
-        bolt: IRichBolt | IBasicBolt | IWindowedBolt,
+        bolt: IRichBolt | IBasicBolt | IWindowedBolt | IStatefulBolt[Any],
         parallelism_hint: int | None = None,
     ) -> BoltDeclarer:
         """Add bolt ``bolt`` as ``id`` with ``parallelism_hint`` tasks (default 1); subscribe
         it with the groupings of the returned declarer. A windowed bolt runs in a
-        ``WindowedBoltExecutor``.
+        ``WindowedBoltExecutor``; a stateful bolt makes the topology ``EFFECTIVELY_ONCE``.
 
         Raises:
             TopologyValidationError: ``id`` is taken, or ``bolt`` is not an IRichBolt, an
-                IBasicBolt or an IWindowedBolt.
+                IBasicBolt, an IWindowedBolt or an IStatefulBolt.
         """
         if isinstance(bolt, IWindowedBolt):
             bolt = WindowedBoltExecutor(bolt)
-        if not isinstance(bolt, IRichBolt | IBasicBolt):
+        if not isinstance(bolt, IRichBolt | IBasicBolt | IStatefulBolt):
             raise TopologyValidationError(
                 UNNAMED,
                 id,
-                f"setBolt needs an IRichBolt, IBasicBolt or IWindowedBolt (e.g. a BaseRichBolt, "
-                f"BaseBasicBolt or BaseWindowedBolt), got {bolt!r}",
+                "setBolt needs an IRichBolt, IBasicBolt, IWindowedBolt or IStatefulBolt (e.g. a "
+                f"BaseRichBolt, BaseBasicBolt, BaseWindowedBolt or BaseStatefulBolt), got {bolt!r}",
             )
         self._add(id, bolt, parallelism_hint, "bolt")
         return BoltDeclarer(self, id)

@@ -11,6 +11,14 @@ from storm_compat.topology.base._base import (
     BaseRichBolt,
     BaseRichSpout,
 )
+from storm_compat.topology.base._stateful import BaseStatefulBolt
 from storm_compat.topology.base._windowed import BaseWindowedBolt
 
-__all__ = ["BaseBasicBolt", "BaseComponent", "BaseRichBolt", "BaseRichSpout", "BaseWindowedBolt"]
+__all__ = [
+    "BaseBasicBolt",
+    "BaseComponent",
+    "BaseRichBolt",
+    "BaseRichSpout",
+    "BaseStatefulBolt",
+    "BaseWindowedBolt",
+]
