@@ -156,13 +156,12 @@ def test_python_file_outside_heron_tells_the_command(tmp_path: Path) -> None:
         sys.argv = argv
 
 
-def test_an_effectively_once_program_loads_but_is_refused_at_submission(tmp_path: Path) -> None:
-    # Heron's stateful example sets EFFECTIVELY_ONCE: refused (not silently downgraded) until
-    # checkpointing is built, by the config check `heron run`/`heron submit` do before starting.
+def test_an_effectively_once_program_keeps_its_mode_at_submission(tmp_path: Path) -> None:
+    # Heron's stateful example sets EFFECTIVELY_ONCE: the config check `heron run`/`heron submit`
+    # do before starting keeps it (never silently downgraded).
     _write(tmp_path / "components.py", COMPONENTS)
     program = _write(
         tmp_path / "program.py", BUILDER_PROGRAM.format(package="", mode="EFFECTIVELY_ONCE")
     )
     plan = load_topology(str(program)).plan
-    with pytest.raises(ConfigurationError, match="'EFFECTIVELY_ONCE' is refused"):
-        build_config(None, plan.config)
+    assert build_config(None, plan.config)["topology.reliability.mode"] == "EFFECTIVELY_ONCE"

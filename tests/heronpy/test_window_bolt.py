@@ -123,8 +123,8 @@ def test_tumbling_window_sees_its_tuples_once_then_acks_and_drops_them() -> None
 
 
 def test_window_bolts_keep_their_tuples_in_the_state_they_were_given() -> None:
-    # Only EFFECTIVELY_ONCE calls init_state/pre_save (refused here until it is built); the
-    # hooks themselves behave as heronpy's: the tuples are the state's 'tuples'.
+    # Only EFFECTIVELY_ONCE calls init_state/pre_save; the hooks behave as heronpy's: the
+    # tuples are the state's 'tuples' (compat_tests/test_heronpy_state.py: the whole contract).
     state = HashMapState()
     bolt = Tumbling()
     bolt.init_state(state)

@@ -11,7 +11,7 @@ import pytest
 
 from heron_core.api import TopologyBuilder
 from heron_core.config import build_config, load_cluster_config
-from heron_core.errors import ConfigurationError, TopologyValidationError
+from heron_core.errors import TopologyValidationError
 from heron_core.plan import GroupingKind
 from heronpy._submit import SubmitOutsideHeronError, recording
 from heronpy.connectors.mock.arraylooper import ArrayLooper
@@ -221,14 +221,16 @@ def test_runner_hands_the_named_builder_and_its_config_to_the_heron_client() -> 
     )
 
 
-def test_effectively_once_is_refused_when_the_topology_is_configured() -> None:
+def test_effectively_once_reaches_the_topology_config() -> None:
     config = Config()
     config.set_delivery_semantics(Config.EFFECTIVELY_ONCE)
     with recording() as submitted:
         Runner().run("exactly", config, every_operation())
     topology_config = dict(submitted[0].build().config_items)
-    with pytest.raises(ConfigurationError, match=r"EFFECTIVELY_ONCE.*not built yet"):
-        build_config(cluster_config=load_cluster_config("local"), topology_config=topology_config)
+    merged = build_config(
+        cluster_config=load_cluster_config("local"), topology_config=topology_config
+    )
+    assert merged["topology.reliability.mode"] == "EFFECTIVELY_ONCE"
 
 
 def test_runner_outside_the_heron_client_says_which_command_to_use() -> None:

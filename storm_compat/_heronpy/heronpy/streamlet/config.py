@@ -26,8 +26,11 @@ class Config:
     """The topology config ``Runner.run`` submits: delivery semantics, containers, resources
     and user keys. Only the keys set here go to the topology; the rest keep their defaults.
 
-    ``EFFECTIVELY_ONCE`` is accepted here and refused when the topology is submitted, for as
-    long as the kernel does not provide it (the submission error says so).
+    ``EFFECTIVELY_ONCE`` runs the topology with Heron's checkpoints: the generator and
+    transform stages (and heronpy's windowed bolts) keep their state in what the context's
+    ``get_state()`` returns, checkpointed every ``topology.stateful.checkpoint.interval.seconds``
+    and rolled back after a failure. The Streamlet's own window, reduce and join stages keep
+    their buffers in memory only.
 
     >>> config = Config()
     >>> config.set_delivery_semantics(Config.ATLEAST_ONCE)

@@ -34,7 +34,9 @@ class Context(abc.ABC):
 
     @abc.abstractmethod
     def get_state(self) -> Any:
-        """The task's saved state: None (effectively-once state is not available yet)."""
+        """The task's state (a ``HashMapState``) when the topology runs ``EFFECTIVELY_ONCE``:
+        what the generator or operator puts in it is checkpointed and given back after a
+        rollback (with a new ``setup``); None in the other modes."""
 
     @abc.abstractmethod
     def emit(self, values: Any) -> None:

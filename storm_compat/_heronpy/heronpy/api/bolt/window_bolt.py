@@ -16,8 +16,11 @@ whole seconds of the bolt's clock (``time.time`` unless a test sets ``_clock``).
   ``processWindow`` gets ``WindowContext(now - duration, now)`` and the tuples received
   since the last one, which are then acked and dropped.
 
-Both are `StatefulComponent` s (their tuples are the ``'tuples'`` key of the state), which
-matters only under ``EFFECTIVELY_ONCE``, refused here until it is built.
+Both are `StatefulComponent` s: under ``EFFECTIVELY_ONCE`` the kept tuples are the
+``'tuples'`` key of the state (a copy is put there before each checkpoint), and ``initialize``
+takes them back from the state given to ``init_state``, at start and after a rollback
+(``restart_from_state``: ``close``, ``init_state``, ``initialize``). In the other modes the
+state is not used.
 
 >>> class Sizes(TumblingWindowBolt):
 ...     def processWindow(self, window_info, tuples):
@@ -76,8 +79,8 @@ class _WindowBolt(Bolt, StatefulComponent):
         self.saved_state = stateful_state
 
     def pre_save(self, checkpoint_id: Any) -> None:
-        """Put the kept tuples into the state before a checkpoint."""
-        self.saved_state["tuples"] = self.current_tuples  # type: ignore[index]
+        """Put a copy of the kept tuples into the state before a checkpoint."""
+        self.saved_state.put("tuples", deque(self.current_tuples))
 
     def processWindow(self, window_info: WindowContext, tuples: list[Tuple]) -> None:
         """Handle one window (heronpy's hook; must be implemented)."""
@@ -104,10 +107,9 @@ class _WindowBolt(Bolt, StatefulComponent):
     def _start(self, config: dict[str, Any], tick_secs: int) -> None:
         # the runtime reads the tick period from this dict once initialize returns
         config[TOPOLOGY_TICK_TUPLE_FREQ_SECS] = str(tick_secs)
-        self.current_tuples = deque()
         saved = getattr(self, "saved_state", None)
-        if saved is not None and "tuples" in saved:
-            self.current_tuples = saved["tuples"]
+        tuples = None if saved is None else saved.get("tuples")
+        self.current_tuples = deque() if tuples is None else deque(tuples)
 
 
 class SlidingWindowBolt(_WindowBolt):

@@ -20,7 +20,8 @@ class ContextImpl(Context):
 
     Args:
         top_context: the task's topology context.
-        state: the task's saved state (None: no effectively-once state yet).
+        state: the state the instance gave the stage's ``init_state`` (``EFFECTIVELY_ONCE``),
+            or None.
         emitter: the stage's spout or bolt, whose ``emit_element`` emits one element.
     """
 

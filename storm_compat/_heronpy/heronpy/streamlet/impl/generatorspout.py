@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from heron_core.api import TopologyContext
+from heron_core.api import State, StatefulComponent, TopologyContext
 from heronpy.streamlet.generator import Generator
 from heronpy.streamlet.impl._stage import StageSpout
 from heronpy.streamlet.impl.contextimpl import ContextImpl
@@ -16,9 +16,16 @@ if TYPE_CHECKING:
 __all__ = ["GeneratorSpout", "GeneratorStreamlet"]
 
 
-class GeneratorSpout(StageSpout):
+class GeneratorSpout(StageSpout, StatefulComponent):
     """Calls the generator's ``setup(context)`` in ``initialize``; each ``next_tuple`` emits
-    what its ``get()`` returns, unless None."""
+    what its ``get()`` returns, unless None. Stateful, as heronpy's: under ``EFFECTIVELY_ONCE``
+    the context's ``get_state()`` is the state given to ``init_state``."""
+
+    _state: State | None = None
+
+    def init_state(self, stateful_state: State) -> None:
+        """Keep the task's state for the generator's context."""
+        self._state = stateful_state
 
     def __init__(self, stage: str, generator: Generator) -> None:
         self._set_payload(stage, "generator", generator)
@@ -26,7 +33,7 @@ class GeneratorSpout(StageSpout):
 
     def initialize(self, config: dict[str, Any], context: TopologyContext) -> None:
         self._generator: Generator = self._load_payload()
-        self._generator.setup(ContextImpl(context, None, self))
+        self._generator.setup(ContextImpl(context, self._state, self))
 
     def next_tuple(self) -> None:
         value = self._generator.get()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from heron_core.api import Grouping, TopologyContext, Tuple
+from heron_core.api import Grouping, State, StatefulComponent, TopologyContext, Tuple
 from heronpy.streamlet.impl._stage import StageBolt
 from heronpy.streamlet.impl.contextimpl import ContextImpl
 from heronpy.streamlet.streamlet import Streamlet
@@ -16,15 +16,22 @@ if TYPE_CHECKING:
 __all__ = ["TransformBolt", "TransformStreamlet"]
 
 
-class TransformBolt(StageBolt):
+class TransformBolt(StageBolt, StatefulComponent):
     """Runs a `TransformOperator`: ``setup(context)`` in ``initialize``, ``transform(tup)``
-    per input; what it emits through the context is the stage's output."""
+    per input; what it emits through the context is the stage's output. Stateful, as
+    heronpy's: under ``EFFECTIVELY_ONCE`` the context's ``get_state()`` is the state given to
+    ``init_state``."""
 
     processed = 0
+    _state: State | None = None
+
+    def init_state(self, stateful_state: State) -> None:
+        """Keep the task's state for the operator's context."""
+        self._state = stateful_state
 
     def initialize(self, config: dict[str, Any], context: TopologyContext) -> None:
         super().initialize(config, context)
-        self.function.setup(ContextImpl(context, None, self))
+        self.function.setup(ContextImpl(context, self._state, self))
 
     def process(self, tup: Tuple) -> None:
         self.function.transform(tup)
