@@ -98,8 +98,8 @@ def stop_topology_processes(
 def uninstall(state: StateManager, name: str, root: Path, *, keep_dir: bool = False) -> None:
     """Delete a topology's nodes in Heron's kill order (absent ones are skipped): tmanager
     location, packing plan, physical plan, scheduler location, execution state, stateful
-    checkpoints, topology; then remove the containers' ipc directories and, unless ``keep_dir``, the working
-    directory ``root``."""
+    checkpoints, topology; then remove the containers' ipc directories and, unless
+    ``keep_dir``, the working directory ``root``."""
     state.delete_tmanager_location(name)
     state.delete_packing_plan(name)
     state.delete_physical_plan(name)

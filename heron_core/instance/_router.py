@@ -409,6 +409,12 @@ class StreamRoute:
             if buffer:
                 self.flush_one(task)
 
+    def discard(self) -> None:
+        """Drop every batch being filled (a rollback: they belong to the run before it)."""
+        for task in self.buffers:
+            self.buffers[task] = []
+            self.anchors[task] = []
+
 
 class Router:
     """Routes and batches the tuples one instance emits: a `StreamRoute` per declared stream.
@@ -516,6 +522,11 @@ class Router:
         """Send every non-empty batch."""
         for route in self.routes.values():
             route.flush()
+
+    def discard(self) -> None:
+        """Drop every batch being filled, unsent (a rollback)."""
+        for route in self.routes.values():
+            route.discard()
 
 
 class HookedRouter(Router):

@@ -27,7 +27,7 @@ from typing import Any
 
 import zmq
 
-from heron_core.api import Bolt, InputBatch, Spout, Tuple
+from heron_core.api import Bolt, HashMapState, InputBatch, Spout, State, StatefulComponent, Tuple
 from heron_core.api.hooks import TaskHook
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
@@ -54,9 +54,15 @@ from heron_core.instance._router import (
 )
 from heron_core.instance._spout import SpoutCollector
 from heron_core.instance.stmgr_client import StMgrClient
-from heron_core.network import DATA, Dispatcher, max_frame_bytes
+from heron_core.network import ACKS, DATA, Dispatcher, max_frame_bytes
 from heron_core.plugins import resolve_class
-from heron_core.proto import physical_plan_pb2, stmgr_pb2, topology_pb2, tuple_pb2
+from heron_core.proto import (
+    ckptmgr_pb2,
+    physical_plan_pb2,
+    stmgr_pb2,
+    topology_pb2,
+    tuple_pb2,
+)
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +194,18 @@ class InstanceRuntime:
         self._dispatcher.register(stmgr_pb2.RegisterInstanceResponse, self._on_register_response)
         self._dispatcher.register(stmgr_pb2.NewInstanceAssignmentMessage, self._on_assignment)
         self._dispatcher.register(tuple_pb2.SpoutAckBatch, self._on_tree_outcomes)
+        # EFFECTIVELY_ONCE: checkpoints and rollbacks (see `_on_restore`)
+        self.stateful = False
+        self._halted = False
+        """Stateful, between a rollback and the start that follows it: a spout does not emit,
+        a bolt keeps its input in ``_early_data``."""
+        self._restore: ckptmgr_pb2.RestoreInstanceStateRequest | None = None
+        self._start_due = False  # a start arrived before the component was first started
+        self._user_state: State | None = None
+        dispatch = self._dispatcher.register
+        dispatch(ckptmgr_pb2.RestoreInstanceStateRequest, self._on_restore)
+        dispatch(ckptmgr_pb2.StartInstanceStatefulProcessing, self._on_stateful_start)
+        dispatch(ckptmgr_pb2.InitiateStatefulCheckpoint, self._on_checkpoint)
 
     def _spout_outcome(self, outcomes: dict[str, int], stream: str) -> None:
         outcomes[stream] = outcomes.get(stream, 0) + 1
@@ -336,7 +354,12 @@ class InstanceRuntime:
         auto_hooks = config.get("topology.auto.task.hooks") or []
         for auto_hook in load_auto_hooks(auto_hooks, self.context, self._where):
             self.add_hook(auto_hook)
-        self.component.initialize(config, self.context)
+        self.stateful = config.get("topology.reliability.mode") == "EFFECTIVELY_ONCE"
+        if self.stateful:
+            self._wait_for_start()
+            self._start_stateful(first=True)
+        else:
+            self.component.initialize(config, self.context)
         self._initialized = True
         if isinstance(self.component, Bolt):
             kind = getattr(self.component, "tuple_type", Tuple)
@@ -364,6 +387,114 @@ class InstanceRuntime:
         gc.collect()
         gc.freeze()
         gc.set_threshold(int(config.get("heron.instance.gc.threshold", 20000)), 10, 10)
+
+    # --- effectively-once ------------------------------------------------------------------
+    def _wait_for_start(self) -> None:
+        """EFFECTIVELY_ONCE, before the component starts: wait for the state to start from
+        (a rollback) and then the start. Tuples that came before the rollback are dropped;
+        those after it are kept for the bolt loop."""
+        if self._restore is None:
+            self._early_data.clear()
+        self._halted = True
+        socket = self.client.socket
+        while not (self._start_due and self._restore is not None):
+            if self._stop:
+                raise SystemExit(0)
+            if self.client.pending:
+                self.client.drain()
+            if socket.poll(100, zmq.POLLIN):
+                frames = socket.recv_multipart()
+                if frames[0] == DATA:
+                    if self._restore is not None:
+                        self._early_data.append(frames[2])
+                else:
+                    self._dispatcher.dispatch(frames)
+
+    def _on_restore(self, message: ckptmgr_pb2.RestoreInstanceStateRequest) -> None:
+        """Roll back: drop what is buffered (of the run before), hold until the start, and
+        answer (what this instance sends after the answer belongs to the new run)."""
+        self._restore = message
+        self._start_due = False
+        self._halted = True
+        self._early_data.clear()
+        if self._ready:
+            self.router.discard()
+        self.client.pending = type(self.client.pending)(
+            f for f in self.client.pending if f[0] not in (DATA, ACKS)
+        )
+        log.info(
+            "%s: rolling back to checkpoint %s", self._where, message.checkpoint_id or "(none)"
+        )
+        self.client.send_message(
+            ckptmgr_pb2.RestoreInstanceStateResponse(
+                checkpoint_id=message.checkpoint_id,
+                restore_txid=message.restore_txid,
+                task_id=self.args.task_id,
+            )
+        )
+
+    def _on_stateful_start(self, message: ckptmgr_pb2.StartInstanceStatefulProcessing) -> None:
+        if self._restore is None or not self._halted:
+            return
+        if not self._initialized:
+            self._start_due = True  # `_wait_for_start` returns; `_setup` starts the component
+            return
+        self._start_stateful(first=False)
+        held, self._early_data = self._early_data, []
+        for payload in held:
+            self._on_data(payload)
+
+    def _start_stateful(self, first: bool) -> None:
+        """Give a stateful component its state (``init_state``) and start it (the first
+        time ``initialize``; after a rollback ``restart_from_state``)."""
+        component = self.component
+        restore = self._restore
+        assert restore is not None
+        state: State | None = None
+        if isinstance(component, StatefulComponent):
+            state = HashMapState()
+            if restore.state:
+                try:
+                    state = pickle.loads(restore.state)
+                except Exception as exc:
+                    raise UserCodeError(
+                        f"{self._where}: cannot unpickle the state of checkpoint "
+                        f"{restore.checkpoint_id}: {exc!r}"
+                    ) from exc
+        self._user_state = state
+        if first:
+            if state is not None:
+                component.init_state(state)
+            component.initialize(self.config, self.context)
+        elif state is not None:
+            component.restart_from_state(state, self.config, self.context)
+        self._halted = False
+        self._start_due = False
+
+    def _on_checkpoint(self, message: ckptmgr_pb2.InitiateStatefulCheckpoint) -> None:
+        """Save the state for ``message``'s checkpoint, behind everything emitted so far (a
+        bolt has processed every input that came before the checkpoint's markers). One that
+        comes before the component started (a restarted instance) is ignored: a rollback
+        follows."""
+        if self._halted or not self._initialized:
+            return
+        self.router.flush()
+        self.acks.flush()
+        data = b""
+        if self._user_state is not None:
+            self.component.pre_save(message.checkpoint_id)
+            try:
+                data = pickle.dumps(self._user_state, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:
+                raise UserCodeError(
+                    f"{self._where}: cannot pickle the state for checkpoint "
+                    f"{message.checkpoint_id}: {exc!r}"
+                ) from exc
+        self.client.send_message(
+            ckptmgr_pb2.StoreInstanceStateCheckpoint(
+                checkpoint_id=message.checkpoint_id, state=data
+            )
+        )
 
     # --- task hooks ------------------------------------------------------------------------
     def add_hook(self, hook: TaskHook) -> None:
@@ -529,7 +660,12 @@ class InstanceRuntime:
                     self._spout_outcome(self.acked, stream)
                     hooks.spout_acked_at_once(msg_id)
             idle = True
-            if self._active and len(in_flight) < limit and (not client.pending or client.drain()):
+            if (
+                self._active
+                and not self._halted
+                and len(in_flight) < limit
+                and (not client.pending or client.drain())
+            ):
                 before = collector.emitted
                 while not due[0]:
                     mark = collector.emitted
@@ -589,10 +725,12 @@ class InstanceRuntime:
                     except zmq.Again:  # drained the input: send what is buffered, or soon
                         flush_at = min(flush_at, self._last_flush + linger_s)
                         break
-                    if frames[0] == DATA:
-                        on_data(frames[2])
-                    else:
+                    if frames[0] != DATA:
                         dispatch(frames)
+                    elif self._halted:  # after a rollback, before the start
+                        self._early_data.append(frames[2])
+                    else:
+                        on_data(frames[2])
                     if client.pending or due[0] or self._stop:  # keep latency bounded
                         break
             now = clock()

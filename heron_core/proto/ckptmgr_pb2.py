@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from heron_core.proto import common_pb2 as heron__core_dot_proto_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eheron_core/proto/ckptmgr.proto\x12\rheron.ckptmgr\x1a\x1dheron_core/proto/common.proto\"0\n\x17StartStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"=\n\x13InstanceStateStored\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\x05\"J\n\x1bRestoreTopologyStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\"\x80\x01\n\x1cRestoreTopologyStateResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x03 \x01(\x03\x12\r\n\x05stmgr\x18\x04 \x01(\t\"K\n\x1cStartStmgrStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\"F\n\x12ResetTopologyState\x12\r\n\x05stmgr\x18\x01 \x01(\t\x12\x11\n\tdead_task\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"N\n\x1cStatefulConsistentCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x17\n\x0fpacking_plan_id\x18\x02 \x01(\t\"l\n\x1dStatefulConsistentCheckpoints\x12K\n\x16\x63onsistent_checkpoints\x18\x01 \x03(\x0b\x32+.heron.ckptmgr.StatefulConsistentCheckpoint\"o\n!StatefulConsistentCheckpointSaved\x12J\n\x15\x63onsistent_checkpoint\x18\x01 \x01(\x0b\x32+.heron.ckptmgr.StatefulConsistentCheckpoint\"3\n\x1aInitiateStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"D\n\x1cStoreInstanceStateCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\r\n\x05state\x18\x02 \x01(\x0c\"Y\n\x1bRestoreInstanceStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\r\n\x05state\x18\x03 \x01(\x0c\"\\\n\x1cRestoreInstanceStateResponse\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\x0f\n\x07task_id\x18\x03 \x01(\x05\"8\n\x1fStartInstanceStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"j\n\x1c\x44ownstreamStatefulCheckpoint\x12\x16\n\x0eorigin_task_id\x18\x01 \x01(\x05\x12\x1b\n\x13\x64\x65stination_task_id\x18\x02 \x01(\x05\x12\x15\n\rcheckpoint_id\x18\x03 \x01(\t\"5\n\x0eRestoreBarrier\x12\r\n\x05stmgr\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1eheron_core/proto/ckptmgr.proto\x12\rheron.ckptmgr\x1a\x1dheron_core/proto/common.proto\"0\n\x17StartStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"=\n\x13InstanceStateStored\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x0f\n\x07task_id\x18\x02 \x01(\x05\"J\n\x1bRestoreTopologyStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\"\x80\x01\n\x1cRestoreTopologyStateResponse\x12$\n\x06status\x18\x01 \x01(\x0b\x32\x14.heron.common.Status\x12\x15\n\rcheckpoint_id\x18\x02 \x01(\t\x12\x14\n\x0crestore_txid\x18\x03 \x01(\x03\x12\r\n\x05stmgr\x18\x04 \x01(\t\"K\n\x1cStartStmgrStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\"F\n\x12ResetTopologyState\x12\r\n\x05stmgr\x18\x01 \x01(\t\x12\x11\n\tdead_task\x18\x02 \x01(\x05\x12\x0e\n\x06reason\x18\x03 \x01(\t\"N\n\x1cStatefulConsistentCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x17\n\x0fpacking_plan_id\x18\x02 \x01(\t\"l\n\x1dStatefulConsistentCheckpoints\x12K\n\x16\x63onsistent_checkpoints\x18\x01 \x03(\x0b\x32+.heron.ckptmgr.StatefulConsistentCheckpoint\"\x94\x01\n!StatefulConsistentCheckpointSaved\x12J\n\x15\x63onsistent_checkpoint\x18\x01 \x01(\x0b\x32+.heron.ckptmgr.StatefulConsistentCheckpoint\x12#\n\x1boldest_checkpoint_preserved\x18\x02 \x01(\t\"3\n\x1aInitiateStatefulCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"D\n\x1cStoreInstanceStateCheckpoint\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\r\n\x05state\x18\x02 \x01(\x0c\"Y\n\x1bRestoreInstanceStateRequest\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\r\n\x05state\x18\x03 \x01(\x0c\"\\\n\x1cRestoreInstanceStateResponse\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x12\x0f\n\x07task_id\x18\x03 \x01(\x05\"8\n\x1fStartInstanceStatefulProcessing\x12\x15\n\rcheckpoint_id\x18\x01 \x01(\t\"j\n\x1c\x44ownstreamStatefulCheckpoint\x12\x16\n\x0eorigin_task_id\x18\x01 \x01(\x05\x12\x1b\n\x13\x64\x65stination_task_id\x18\x02 \x01(\x05\x12\x15\n\rcheckpoint_id\x18\x03 \x01(\t\"5\n\x0eRestoreBarrier\x12\r\n\x05stmgr\x18\x01 \x01(\t\x12\x14\n\x0crestore_txid\x18\x02 \x01(\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,20 +48,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STATEFULCONSISTENTCHECKPOINT']._serialized_end=627
   _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_start=629
   _globals['_STATEFULCONSISTENTCHECKPOINTS']._serialized_end=737
-  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_start=739
-  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_end=850
-  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_start=852
-  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_end=903
-  _globals['_STOREINSTANCESTATECHECKPOINT']._serialized_start=905
-  _globals['_STOREINSTANCESTATECHECKPOINT']._serialized_end=973
-  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_start=975
-  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_end=1064
-  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_start=1066
-  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_end=1158
-  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_start=1160
-  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_end=1216
-  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_start=1218
-  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_end=1324
-  _globals['_RESTOREBARRIER']._serialized_start=1326
-  _globals['_RESTOREBARRIER']._serialized_end=1379
+  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_start=740
+  _globals['_STATEFULCONSISTENTCHECKPOINTSAVED']._serialized_end=888
+  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_start=890
+  _globals['_INITIATESTATEFULCHECKPOINT']._serialized_end=941
+  _globals['_STOREINSTANCESTATECHECKPOINT']._serialized_start=943
+  _globals['_STOREINSTANCESTATECHECKPOINT']._serialized_end=1011
+  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_start=1013
+  _globals['_RESTOREINSTANCESTATEREQUEST']._serialized_end=1102
+  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_start=1104
+  _globals['_RESTOREINSTANCESTATERESPONSE']._serialized_end=1196
+  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_start=1198
+  _globals['_STARTINSTANCESTATEFULPROCESSING']._serialized_end=1254
+  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_start=1256
+  _globals['_DOWNSTREAMSTATEFULCHECKPOINT']._serialized_end=1362
+  _globals['_RESTOREBARRIER']._serialized_start=1364
+  _globals['_RESTOREBARRIER']._serialized_end=1417
 # @@protoc_insertion_point(module_scope)

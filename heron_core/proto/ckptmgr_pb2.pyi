@@ -238,16 +238,20 @@ class StatefulConsistentCheckpointSaved(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     CONSISTENT_CHECKPOINT_FIELD_NUMBER: _builtins.int
+    OLDEST_CHECKPOINT_PRESERVED_FIELD_NUMBER: _builtins.int
+    oldest_checkpoint_preserved: _builtins.str
+    """the stores delete what is older"""
     @_builtins.property
     def consistent_checkpoint(self) -> Global___StatefulConsistentCheckpoint: ...
     def __init__(
         self,
         *,
         consistent_checkpoint: Global___StatefulConsistentCheckpoint | None = ...,
+        oldest_checkpoint_preserved: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["consistent_checkpoint", b"consistent_checkpoint"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistent_checkpoint", b"consistent_checkpoint"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["consistent_checkpoint", b"consistent_checkpoint", "oldest_checkpoint_preserved", b"oldest_checkpoint_preserved"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

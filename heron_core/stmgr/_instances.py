@@ -53,6 +53,9 @@ class Instances:
         self.socket_task: dict[zmq.Socket[bytes], int] = {}
         self.registered: dict[int, int] = {}  # task -> pid
         self.pplan: physical_plan_pb2.PhysicalPlan | None = None
+        self.on_restarted: Callable[[int], None] | None = None
+        """Called with the task of each instance that registers again (EFFECTIVELY_ONCE: the
+        topology rolls back)."""
         self.dispatcher = Dispatcher(f"{stmgr_id} (instances)")
         self.dispatcher.register(stmgr_pb2.RegisterInstanceRequest, self.on_register)
 
@@ -95,8 +98,8 @@ class Instances:
                 message=f"task {claimed} of {request.topology_id} on the socket of task {task}",
             )
             log.error("%s: %s", self.stmgr_id, status.message)
-        else:
-            restarted = task in self.registered
+        restarted = task in self.registered
+        if status.status == common_pb2.OK:
             self.registered[task] = request.pid
             log.info(
                 "%s: instance task %d registered (pid %d%s)",
@@ -110,6 +113,8 @@ class Instances:
             response.pplan.CopyFrom(self.pplan)
         self.send(task, response)
         self._on_registered()
+        if restarted and self.on_restarted is not None and status.status == common_pb2.OK:
+            self.on_restarted(task)
 
     def assign(self, pplan: physical_plan_pb2.PhysicalPlan) -> None:
         """Hand a new physical plan to every registered instance (and to later ones)."""

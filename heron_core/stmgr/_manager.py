@@ -33,6 +33,7 @@ from typing import Any
 import zmq
 from google.protobuf.message import DecodeError
 
+from heron_core.ckptmgr import CheckpointManager, create_state_store
 from heron_core.config.codec import config_from_proto
 from heron_core.errors import HeronError
 from heron_core.network import (
@@ -46,6 +47,7 @@ from heron_core.network import (
     unpack_task,
 )
 from heron_core.proto import (
+    ckptmgr_pb2,
     packing_plan_pb2,
     physical_plan_pb2,
     tmanager_pb2,
@@ -58,6 +60,7 @@ from heron_core.stmgr._instances import Instances
 from heron_core.stmgr._metrics import StMgrMetrics
 from heron_core.stmgr._outbox import Outboxes
 from heron_core.stmgr._peers import Peers
+from heron_core.stmgr._stateful import StatefulStMgr
 from heron_core.stmgr._tmanager import TManagerLink
 from heron_core.stmgr._trees import TreeTracker
 
@@ -146,6 +149,9 @@ class StreamManager:
             self._close_transport,
             self._tmanager.close,
         ]
+        self._stateful: StatefulStMgr | None = None
+        self._gates: dict[int, Any] = {}  # local tasks aligning a checkpoint (EFFECTIVELY_ONCE)
+        self._gate: Callable[[int, Sequence[bytes]], bool] = lambda task, frames: False
         self.unroutable = 0
         self.malformed = 0
         """Messages dropped because they were not messages of the protocol."""
@@ -237,11 +243,61 @@ class StreamManager:
             stmgr_id, self.args.host, [i.instance_id for i in self.local_instances]
         )
         self._closers.append(self._metrics.close)
+        if self._setting("topology.reliability.mode") == "EFFECTIVELY_ONCE":
+            self._make_stateful(spouts)
         # the routing hot path reads these straight (they are updated in place)
         self._task_box = self._instances.task_box
         self._remote_box = self._peers.remote_box
         self._spout_tasks = self._instances.spout_tasks
         self._send = self._outboxes.send
+
+    def _make_stateful(self, spouts: set[str]) -> None:
+        """EFFECTIVELY_ONCE: the checkpoint manager, and the handlers of checkpoints and
+        rollbacks (`StatefulStMgr`)."""
+        name = self.args.topology_name
+        checkpoints = CheckpointManager(create_state_store(self.config, name))
+        self._closers.append(checkpoints.close)
+        limit_mb = float(self._setting("heron.streammgr.stateful.buffer.size.mb"))
+        stateful = StatefulStMgr(
+            self.args.stmgr_id,
+            [i.info.task_id for i in self.local_instances],
+            {i.info.task_id for i in self.local_instances if i.info.component_name in spouts},
+            checkpoints,
+            self._instances.send,
+            self._tmanager.send,
+            self._deliver,
+            int(limit_mb * _MB),
+            self._outboxes.drop_data,
+        )
+        peers = self._peers
+        stateful.connect(
+            peers.remote_box.get,
+            lambda: list(peers.peers),
+            self._outboxes.send,
+            lambda peer: peers.peers[peer][1] if peer in peers.peers else None,
+        )
+        self._instances.on_restarted = stateful.on_instance_restarted
+        on_instances = self._instances.dispatcher.register
+        on_instances(ckptmgr_pb2.StoreInstanceStateCheckpoint, stateful.on_instance_state)
+        on_instances(ckptmgr_pb2.RestoreInstanceStateResponse, stateful.on_instance_restored)
+        on_peers = self._peers.dispatcher.register
+        on_peers(ckptmgr_pb2.DownstreamStatefulCheckpoint, stateful.on_peer_marker)
+        on_peers(ckptmgr_pb2.RestoreBarrier, stateful.on_barrier)
+        on_tmanager = self._tmanager.dispatcher.register
+        on_tmanager(ckptmgr_pb2.StartStatefulCheckpoint, stateful.on_start_checkpoint)
+        on_tmanager(ckptmgr_pb2.RestoreTopologyStateRequest, stateful.on_restore)
+        on_tmanager(ckptmgr_pb2.StartStmgrStatefulProcessing, stateful.on_start)
+        on_tmanager(ckptmgr_pb2.StatefulConsistentCheckpointSaved, stateful.on_consistent)
+        self._stateful = stateful
+        self._gates = stateful.gates
+        self._gate = stateful.gate
+
+    def _deliver(self, task: int, frames: Sequence[bytes]) -> None:
+        """Send a batch on to local ``task`` (past its checkpoint gate)."""
+        box = self._task_box[task]
+        box.batches += 1
+        box.nbytes += len(frames[2])
+        self._send(box, frames)
 
     def _bind(self) -> None:
         self._instances.bind(self._zmq, self.args.local_endpoint)
@@ -304,6 +360,8 @@ class StreamManager:
             raise ProtocolError(f"a tuple batch is 3 frames, got {len(frames)}")
         task = unpack_task(frames[1])
         box = self._task_box.get(task)
+        if box is not None and task in self._gates and self._gate(task, frames):
+            return
         if box is None:
             box = self._remote_box.get(task)
             if box is not None and len(frames[2]) > self._max_frame:
@@ -354,6 +412,8 @@ class StreamManager:
             return
         self._pplan = pplan
         self._peers.apply(pplan, self._zmq, self._secured)
+        if self._stateful is not None:
+            self._stateful.apply(pplan)
         log.info(
             "%s: physical plan with %d stmgrs and %d instances",
             self.args.stmgr_id,
@@ -390,6 +450,7 @@ class StreamManager:
 
     def _read_burst(self, sock: zmq.Socket[bytes], limit: int, task: int | None) -> None:
         route, route_acks = self._route, self._route_acks
+        stateful = self._stateful
         batches = nbytes = acks = 0
         for _ in range(limit):
             try:
@@ -398,7 +459,17 @@ class StreamManager:
                 break
             try:
                 kind = frames[0]
-                if kind == DATA:
+                if (
+                    stateful is not None
+                    and kind in (DATA, ACKS)
+                    and not (
+                        stateful.accepts_from_peers
+                        if task is None
+                        else stateful.accepts_from_instance(task)
+                    )
+                ):
+                    stateful.dropped += 1  # sent before a rollback
+                elif kind == DATA:
                     route(frames)
                     batches += 1
                     nbytes += len(frames[2])
@@ -469,6 +540,8 @@ class StreamManager:
                 else:
                     self._read_burst(sock, 64, socket_task[sock])
             self._deliver_outcomes()
+            if self._stateful is not None:
+                self._stateful.on_saved()
             now = self._clock()
             if now >= next_rotation:
                 self._metrics.trees_expired += self._trees.rotate()

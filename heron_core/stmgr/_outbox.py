@@ -13,11 +13,14 @@ from collections.abc import Callable, Sequence
 
 import zmq
 
+from heron_core.network import ACKS, DATA
 from heron_core.stmgr._backpressure import BackPressure, Transition
 
 __all__ = ["Outbox", "Outboxes"]
 
 log = logging.getLogger(__name__)
+
+_DATA_KINDS = (DATA, ACKS)
 
 
 class Outbox:
@@ -132,6 +135,21 @@ class Outboxes:
         transition = self._bp.queued(box.name, box.queued_bytes)
         if transition.changed:
             self._react(transition)
+
+    def drop_data(self) -> int:
+        """Drop the tuple and ack batches every outbox holds (a rollback: they belong to the
+        run before it); control messages stay. Returns how many were dropped."""
+        dropped = 0
+        for box in self.by_socket.values():
+            kept = deque(f for f in box.frames if f[0] not in _DATA_KINDS)
+            dropped += len(box.frames) - len(kept)
+            box.frames = kept
+            box.queued_bytes = sum(len(f[-1]) for f in kept)
+            self.update_poll(box)
+            transition = self._bp.queued(box.name, box.queued_bytes)
+            if transition.changed:
+                self._react(transition)
+        return dropped
 
     def close(self, box: Outbox) -> None:
         """Close ``box``'s socket, dropping what it holds."""

@@ -9,9 +9,10 @@ import socket
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import zmq
+from google.protobuf.message import Message
 
 from heron_core.config import REGISTRY, config_from_proto
 from heron_core.errors import (
@@ -22,6 +23,7 @@ from heron_core.errors import (
 )
 from heron_core.network import Transport, encode
 from heron_core.proto import (
+    ckptmgr_pb2,
     common_pb2,
     packing_plan_pb2,
     physical_plan_pb2,
@@ -29,6 +31,7 @@ from heron_core.proto import (
     topology_pb2,
 )
 from heron_core.statemgr import StateManager
+from heron_core.tmanager._checkpointer import Checkpointer
 from heron_core.tmanager._metrics_cache import MetricsCache, planned_instances
 from heron_core.tmanager._registration import StMgrRegistry
 from heron_core.tmanager._state_writes import PendingWrites
@@ -264,7 +267,14 @@ class TManager:
         server_socket, server_port = self._bind(transport, "stream manager port")
         stats_socket, stats_port = self._bind(transport, "stats port")
         writes = PendingWrites(self._clock, retry_interval=self._retry_interval)
-        stmgrs = StMgrServer(server_socket, registry, cache, self._store_plan(writes), self._clock)
+        checkpointer = None
+        if config.get("topology.reliability.mode") == "EFFECTIVELY_ONCE":
+            checkpointer = self._checkpointer(
+                config, packing_plan, writes, lambda m: stmgrs.broadcast(m)
+            )
+        stmgrs = StMgrServer(
+            server_socket, registry, cache, self._store_plan(writes), self._clock, checkpointer
+        )
 
         def change_state(state: topology_pb2.TopologyState.ValueType) -> common_pb2.Status:
             return self._change_state(registry, stmgrs, writes, state)
@@ -292,9 +302,12 @@ class TManager:
         for readable in (stmgrs.socket, stats.socket, self._wake_reader):
             poller.register(readable, zmq.POLLIN)
         while not self._stopping:
-            deadlines = [
-                d for d in (registry.next_silence(silence), writes.next_due) if d is not None
-            ]
+            due = (
+                registry.next_silence(silence),
+                writes.next_due,
+                None if checkpointer is None else checkpointer.next_deadline(),
+            )
+            deadlines = [d for d in due if d is not None]
             deadline = min(deadlines, default=None)
             wait_ms = None if deadline is None else math.ceil(1000 * (deadline - self._clock()))
             events = dict(poller.poll(None if wait_ms is None else max(wait_ms, 0)))
@@ -305,6 +318,8 @@ class TManager:
             if self._wake_reader in events:
                 with contextlib.suppress(OSError):
                     self._wake_reader.recv(4096)  # wake-ups: stop() or a signal's byte
+            if checkpointer is not None:
+                checkpointer.tick()
             for sid in registry.newly_silent(self._clock(), silence):
                 logger.warning("%s has sent no heartbeat for %g s", sid, silence)
             writes.flush()
@@ -312,6 +327,38 @@ class TManager:
         if writes.pending:
             logger.warning("stopping with writes not stored: %s", ", ".join(writes.pending))
         return 0
+
+    def _checkpointer(
+        self,
+        config: dict[str, Any],
+        packing_plan: packing_plan_pb2.PackingPlan,
+        writes: PendingWrites,
+        broadcast: Callable[[Message], None],
+    ) -> Checkpointer:
+        """The checkpoints of an EFFECTIVELY_ONCE topology, starting from the stored consistent
+        ones (none with ``topology.stateful.start.clean``)."""
+        stored = None
+        if not config.get("topology.stateful.start.clean", False):
+            stored = self._state.get_stateful_checkpoints(self._name)
+        consistent = [] if stored is None else list(stored.consistent_checkpoints)
+
+        def store(checkpoints: ckptmgr_pb2.StatefulConsistentCheckpoints) -> None:
+            writes.put(
+                f"statefulcheckpoints/{self._name}",
+                lambda: self._state.set_stateful_checkpoints(self._name, checkpoints),
+            )
+
+        return Checkpointer(
+            self._name,
+            float(config["topology.stateful.checkpoint.interval.seconds"]),
+            [i.task_id for c in packing_plan.containers for i in c.instances],
+            packing_plan.id,
+            consistent,
+            int(config["heron.statefulstorage.max.checkpoints"]),
+            broadcast,
+            store,
+            clock=self._clock,
+        )
 
     def _store_plan(
         self, writes: PendingWrites

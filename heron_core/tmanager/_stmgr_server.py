@@ -13,9 +13,11 @@ import logging
 from collections.abc import Callable
 
 import zmq
+from google.protobuf.message import Message
 
 from heron_core.network import Dispatcher, encode
-from heron_core.proto import common_pb2, physical_plan_pb2, tmanager_pb2
+from heron_core.proto import ckptmgr_pb2, common_pb2, physical_plan_pb2, tmanager_pb2
+from heron_core.tmanager._checkpointer import Checkpointer
 from heron_core.tmanager._metrics_cache import MetricsCache
 from heron_core.tmanager._registration import StMgrRegistry
 from heron_core.tmanager._stats_server import drain_router
@@ -33,6 +35,9 @@ class StMgrServer:
         store_plan: persists a new physical plan (to the state manager); called before the
             plan is sent to anyone. Its exceptions propagate out of `on_readable`.
         clock: seconds, monotonic; read once per registration or heartbeat.
+        checkpointer: the checkpoints and rollbacks of an EFFECTIVELY_ONCE topology (told of
+            every registration once the plan is complete, and of the stream managers'
+            checkpoint messages); None otherwise.
     """
 
     def __init__(
@@ -42,8 +47,10 @@ class StMgrServer:
         cache: MetricsCache,
         store_plan: Callable[[physical_plan_pb2.PhysicalPlan], None],
         clock: Callable[[], float],
+        checkpointer: Checkpointer | None = None,
     ) -> None:
         self.socket = socket
+        self.checkpointer = checkpointer
         self._registry = registry
         self._cache = cache
         self._store_plan = store_plan
@@ -52,6 +59,13 @@ class StMgrServer:
         self._dispatcher.register(tmanager_pb2.StMgrRegisterRequest, self._on_register)
         self._dispatcher.register(tmanager_pb2.StMgrHeartbeatRequest, self._on_heartbeat)
         self._dispatcher.register(tmanager_pb2.PublishMetrics, self._on_publish_metrics)
+        if checkpointer is not None:
+            register = self._dispatcher.register
+            register(ckptmgr_pb2.InstanceStateStored, lambda m, _: checkpointer.on_stored(m))
+            register(
+                ckptmgr_pb2.RestoreTopologyStateResponse, lambda m, _: checkpointer.on_restored(m)
+            )
+            register(ckptmgr_pb2.ResetTopologyState, lambda m, _: checkpointer.on_reset(m))
 
     def on_readable(self) -> None:
         """Handle every message waiting on the socket (must not block)."""
@@ -81,6 +95,8 @@ class StMgrServer:
         self.socket.send_multipart([peer, *encode(response)])
         if result.plan is not None:
             self.send_plan(result.plan)
+            if self.checkpointer is not None:
+                self.checkpointer.on_registered(self._registry.registrations)
 
     def send_plan(self, plan: physical_plan_pb2.PhysicalPlan) -> None:
         """Push ``plan`` (already persisted) to every registered stream manager."""
@@ -89,6 +105,12 @@ class StMgrServer:
         for registration in registrations.values():
             self.socket.send_multipart([registration.peer, *frames])
         logger.info("physical plan sent to %s", sorted(registrations))
+
+    def broadcast(self, message: Message) -> None:
+        """Send ``message`` to every registered stream manager."""
+        frames = encode(message)
+        for registration in self._registry.registrations.values():
+            self.socket.send_multipart([registration.peer, *frames])
 
     def _on_heartbeat(self, request: tmanager_pb2.StMgrHeartbeatRequest, peer: bytes) -> None:
         before = self._registry.heartbeat(request.stmgr_id, peer, self._clock())

@@ -1,0 +1,203 @@
+"""The topology manager's side of effectively-once processing: when to checkpoint, when a
+checkpoint is consistent, and rollbacks (Heron's ``StatefulController``).
+
+Phases: until every stream manager has registered nothing happens. Then, and whenever a stream
+manager registers again (it restarted, and lost what it held) or asks for it
+(``ResetTopologyState``: one of its instances restarted), the whole topology rolls back to the
+newest consistent checkpoint: ``RestoreTopologyStateRequest`` to every stream manager; once all
+have answered, ``StartStmgrStatefulProcessing``. While running, every
+``topology.stateful.checkpoint.interval.seconds`` a new checkpoint starts at the spouts
+(``StartStatefulCheckpoint``); once every task has reported its state stored
+(``InstanceStateStored``), the checkpoint is consistent: it is stored under
+``statefulcheckpoints/<topology>`` (newest first, ``heron.statefulstorage.max.checkpoints``
+of them) and announced, so that the stores delete older ones. Only the newest partial
+checkpoint is tracked, as in Heron.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterable
+from enum import Enum
+
+from google.protobuf.message import Message
+
+from heron_core.proto import ckptmgr_pb2, common_pb2
+
+__all__ = ["Checkpointer", "Phase"]
+
+log = logging.getLogger(__name__)
+
+RESTORE_TIMEOUT_S = 60.0
+"""A rollback not answered by every stream manager in this time starts again."""
+
+
+class Phase(Enum):
+    WAITING = "waiting for every stream manager"
+    RESTORING = "rolling back"
+    RUNNING = "running"
+
+
+class Checkpointer:
+    """Checkpoints and rollbacks of one topology.
+
+    Args:
+        topology_name: in log lines.
+        interval_s: seconds between checkpoints.
+        tasks: every task id of the topology.
+        packing_plan_id: stored with each consistent checkpoint.
+        consistent: the consistent checkpoints to start from (newest first; empty: empty
+            state).
+        keep: consistent checkpoints kept.
+        broadcast: sends a message to every registered stream manager.
+        store: persists the consistent checkpoints (newest first).
+        clock: monotonic seconds.
+        wall_clock: seconds since the epoch (checkpoint ids and restore ids).
+
+    >>> sent = []
+    >>> c = Checkpointer("wc", 1.0, [1, 2], "p1", [], 2, sent.append, lambda s: None,
+    ...                  clock=lambda: 0.0, wall_clock=lambda: 1.0)
+    >>> c.on_registered(["stmgr-1"])
+    >>> type(sent[-1]).__name__, sent[-1].checkpoint_id
+    ('RestoreTopologyStateRequest', '')
+    >>> c.on_restored(ckptmgr_pb2.RestoreTopologyStateResponse(
+    ...     stmgr="stmgr-1", restore_txid=sent[-1].restore_txid))
+    >>> type(sent[-1]).__name__, c.phase.name
+    ('StartStmgrStatefulProcessing', 'RUNNING')
+    """
+
+    def __init__(
+        self,
+        topology_name: str,
+        interval_s: float,
+        tasks: Iterable[int],
+        packing_plan_id: str,
+        consistent: Iterable[ckptmgr_pb2.StatefulConsistentCheckpoint],
+        keep: int,
+        broadcast: Callable[[Message], None],
+        store: Callable[[ckptmgr_pb2.StatefulConsistentCheckpoints], None],
+        clock: Callable[[], float] = time.monotonic,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._name = topology_name
+        self._interval = interval_s
+        self._tasks = frozenset(tasks)
+        self._packing_plan_id = packing_plan_id
+        self.consistent = list(consistent)[:keep]
+        self._keep = keep
+        self._broadcast = broadcast
+        self._store = store
+        self._clock = clock
+        start_ms = int(wall_clock() * 1000)
+        self._prefix = f"{start_ms:013d}"
+        self._seq = 0
+        self._txid = start_ms << 20
+        self.phase = Phase.WAITING
+        self._stmgrs: set[str] = set()
+        self._pending: set[str] = set()  # stream managers yet to answer the rollback
+        self._restore_deadline = math.inf
+        self._next_checkpoint = math.inf
+        self._partial = ""  # the checkpoint in progress
+        self._reported: set[int] = set()
+        self.checkpoints_started = 0
+        self.checkpoints_completed = 0
+        self.restores = 0
+
+    @property
+    def newest(self) -> str:
+        """The newest consistent checkpoint's id ('' before the first)."""
+        return self.consistent[0].checkpoint_id if self.consistent else ""
+
+    def next_deadline(self) -> float | None:
+        """When `tick` has something to do (for the poll loop)."""
+        due = min(self._next_checkpoint, self._restore_deadline)
+        return None if due == math.inf else due
+
+    # --- rollbacks -------------------------------------------------------------------------------
+    def on_registered(self, stmgrs: Iterable[str]) -> None:
+        """Every stream manager is registered, and ``stmgrs`` are they; one has just
+        (re-)registered: roll back."""
+        self._stmgrs = set(stmgrs)
+        self._restore("a stream manager registered")
+
+    def on_reset(self, message: ckptmgr_pb2.ResetTopologyState) -> None:
+        if self.phase is Phase.WAITING:
+            return
+        self._restore(f"{message.stmgr} asked: {message.reason}")
+
+    def _restore(self, why: str) -> None:
+        self._txid += 1
+        self.restores += 1
+        self.phase = Phase.RESTORING
+        self._pending = set(self._stmgrs)
+        self._partial, self._reported = "", set()
+        self._next_checkpoint = math.inf
+        self._restore_deadline = self._clock() + RESTORE_TIMEOUT_S
+        log.info(
+            "topology %r: rolling back to checkpoint %s (restore %d): %s",
+            self._name,
+            self.newest or "(none: empty state)",
+            self._txid,
+            why,
+        )
+        self._broadcast(
+            ckptmgr_pb2.RestoreTopologyStateRequest(
+                checkpoint_id=self.newest, restore_txid=self._txid
+            )
+        )
+
+    def on_restored(self, message: ckptmgr_pb2.RestoreTopologyStateResponse) -> None:
+        if self.phase is not Phase.RESTORING or message.restore_txid != self._txid:
+            return
+        if message.status.status not in (common_pb2.OK, 0):
+            log.warning("topology %r: %s failed its rollback", self._name, message.stmgr)
+            return
+        self._pending.discard(message.stmgr)
+        if self._pending:
+            return
+        self.phase = Phase.RUNNING
+        self._restore_deadline = math.inf
+        self._next_checkpoint = self._clock() + self._interval
+        log.info("topology %r: rolled back (restore %d); running", self._name, self._txid)
+        self._broadcast(
+            ckptmgr_pb2.StartStmgrStatefulProcessing(
+                checkpoint_id=self.newest, restore_txid=self._txid
+            )
+        )
+
+    # --- checkpoints -----------------------------------------------------------------------------
+    def tick(self) -> None:
+        """Start the next checkpoint, or roll back again, when due."""
+        now = self._clock()
+        if now >= self._restore_deadline:
+            self._restore(f"not every stream manager answered in {RESTORE_TIMEOUT_S:g} s")
+        elif now >= self._next_checkpoint:
+            self._next_checkpoint = now + self._interval
+            self._seq += 1
+            self._partial, self._reported = f"{self._prefix}-{self._seq:06d}", set()
+            self.checkpoints_started += 1
+            self._broadcast(ckptmgr_pb2.StartStatefulCheckpoint(checkpoint_id=self._partial))
+
+    def on_stored(self, message: ckptmgr_pb2.InstanceStateStored) -> None:
+        if message.checkpoint_id != self._partial or message.task_id not in self._tasks:
+            return
+        self._reported.add(message.task_id)
+        if len(self._reported) < len(self._tasks):
+            return
+        done = ckptmgr_pb2.StatefulConsistentCheckpoint(
+            checkpoint_id=self._partial, packing_plan_id=self._packing_plan_id
+        )
+        self._partial, self._reported = "", set()
+        self.checkpoints_completed += 1
+        self.consistent = [done, *self.consistent][: self._keep]
+        self._store(
+            ckptmgr_pb2.StatefulConsistentCheckpoints(consistent_checkpoints=self.consistent)
+        )
+        self._broadcast(
+            ckptmgr_pb2.StatefulConsistentCheckpointSaved(
+                consistent_checkpoint=done,
+                oldest_checkpoint_preserved=self.consistent[-1].checkpoint_id,
+            )
+        )
