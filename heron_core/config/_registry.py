@@ -55,8 +55,6 @@ class Key:
         aliases: other names that set this key (e.g. Storm's name for it).
         refused: why the key is not honoured yet: any value other than the default is refused
             with this reason ("" = honoured). No key is accepted and then ignored.
-        refused_values: ``(value, reason)`` pairs: values of an otherwise honoured key that
-            are refused, with the reason (``EFFECTIVELY_ONCE`` until it is built).
         inert: why the key has no effect in this engine although a topology may set it
             (a JVM setting of Storm's, say): the value is accepted, and `inert_settings`
             names it so that ``heron submit`` and ``heron run`` say so ("" = none).
@@ -81,7 +79,6 @@ is refused: not built (leave the key unset)
     exclusive_minimum: bool = False
     aliases: tuple[str, ...] = ()
     refused: str = ""
-    refused_values: tuple[tuple[Any, str], ...] = ()
     inert: str = ""
 
     def __post_init__(self) -> None:
@@ -126,9 +123,6 @@ is refused: not built (leave the key unset)
             raise ConfigurationError(
                 f"{where}: {_short(value)} is refused: {self.refused} (leave the key unset)"
             )
-        for refused, reason in self.refused_values:
-            if value == refused:
-                raise ConfigurationError(f"{where}: {_short(value)} is refused: {reason}")
         return copy.deepcopy(value) if self.type in (list, dict) else value
 
     def _has_type(self, value: Any) -> bool:

@@ -61,12 +61,14 @@ def test_run_stops_cleanly_on_ctrl_c(heron_home: Path) -> None:
     assert processes_under(heron_home) == []
 
 
-def test_submit_refuses_effectively_once_before_starting_anything(heron_home: Path) -> None:
-    mode = ("--config-property", "topology.reliability.mode=EFFECTIVELY_ONCE")
-    refused = _heron("submit", "local", str(WORD_COUNT), *mode, home=heron_home)
+def test_submit_refuses_a_bad_value_before_starting_anything(heron_home: Path) -> None:
+    bad = ("--config-property", "topology.stateful.checkpoint.interval.seconds=0")
+    refused = _heron("submit", "local", str(WORD_COUNT), *bad, home=heron_home)
     assert refused.returncode != 0
-    assert "config key 'topology.reliability.mode' (from command line)" in refused.stderr
-    assert "'EFFECTIVELY_ONCE' is refused: effectively-once processing" in refused.stderr
+    assert (
+        "config key 'topology.stateful.checkpoint.interval.seconds' (from command line)"
+        in refused.stderr
+    )
     assert "Traceback" not in refused.stderr
     assert processes_under(heron_home) == []
     assert not (heron_home / "topologies" / "local" / "WordCount").exists()

@@ -128,12 +128,15 @@ def test_acking_enabled(mode: str, ackers: int | None, expected: bool) -> None:
     assert acking_enabled(cfg) is expected
 
 
-def test_effectively_once_is_refused_until_it_is_built() -> None:
+def test_effectively_once_is_accepted_with_a_positive_checkpoint_interval() -> None:
+    config = build_config(topology_config={"topology.reliability.mode": "EFFECTIVELY_ONCE"})
+    assert config["topology.reliability.mode"] == "EFFECTIVELY_ONCE"
+    assert config["topology.stateful.checkpoint.interval.seconds"] == 5.0
     with pytest.raises(ConfigurationError) as refused:
-        build_config(topology_config={"topology.reliability.mode": "EFFECTIVELY_ONCE"})
-    message = str(refused.value)
-    assert "'topology.reliability.mode' (from topology config)" in message
-    assert "'EFFECTIVELY_ONCE' is refused: effectively-once processing" in message
+        build_config(overrides={"topology.stateful.checkpoint.interval.seconds": 0})
+    assert "'topology.stateful.checkpoint.interval.seconds' (from command line)" in str(
+        refused.value
+    )
 
 
 @pytest.mark.parametrize(
@@ -141,8 +144,6 @@ def test_effectively_once_is_refused_until_it_is_built() -> None:
     [
         ("topology.serializer.classname", "mypkg.ser:Kryo"),
         ("topology.component.output.bps", 1000),
-        ("topology.stateful.checkpoint.interval.seconds", 5),
-        ("topology.stateful.start.clean", True),
         ("topology.component.parallelism", 3),
         ("topology.component.rammap", "count:2147483648"),
         ("topology.container.max.cpu.hint", 4.0),

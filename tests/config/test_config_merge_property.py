@@ -15,12 +15,9 @@ _JSON = st.none() | st.booleans() | st.integers() | st.text(max_size=5)
 
 def valid_values(key: Key) -> st.SearchStrategy[Any]:
     """Values ``key`` accepts: only its default where it refuses any other
-    (`Key.refused`), never one of its `Key.refused_values`."""
+    (`Key.refused`)."""
     if key.refused:
         return st.just(key.default)
-    refused = {value for value, _ in key.refused_values}
-    if key.choices is not None and refused:
-        return st.sampled_from([c for c in key.choices if c not in refused])
     if key.choices is not None:
         values: st.SearchStrategy[Any] = st.sampled_from(key.choices)
     elif key.type is bool:

@@ -37,7 +37,7 @@ BRIEF_KEYS = {
     "topology.sleep.spout.wait.strategy.time.ms": (int, 1),
     "topology.environment": (dict, {}),
     "topology.worker.childopts": (str, ""),
-    "topology.stateful.checkpoint.interval.seconds": (int, 0),
+    "topology.stateful.checkpoint.interval.seconds": (float, 5.0),
     "topology.team.name": (str, ""),
     "heron.class.packing.algorithm": (str, "round_robin"),
     "heron.class.state.manager": (str, "localfs"),
