@@ -107,10 +107,17 @@ class CheckpointManager:
             job()
 
     def close(self, timeout_s: float = 10.0) -> None:
-        """Finish the queued work (up to ``timeout_s``), then close the store."""
+        """Finish the queued work (up to ``timeout_s``), then close the store; a store call
+        still running then (a hung mount) is left to itself and the store is not closed, so
+        that close never takes much longer than ``timeout_s``."""
         self._jobs.put(None)
         self._thread.join(timeout_s)
         if self._thread.is_alive():
             log.warning("the checkpoint manager did not finish its queued work in %gs", timeout_s)
-        with self._lock:
+        if not self._lock.acquire(timeout=0 if self._thread.is_alive() else -1):
+            log.warning("a state store call is still running; the store is left open")
+            return
+        try:
             self.store.close()
+        finally:
+            self._lock.release()

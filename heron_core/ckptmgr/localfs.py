@@ -47,16 +47,27 @@ class LocalFileSystemStore(StateStore):
     def _task_dir(self, task_id: int) -> Path:
         return self.root / str(int(task_id))
 
-    @staticmethod
-    def _check_id(checkpoint_id: str) -> str:
+    def _file(self, checkpoint_id: str, task_id: int) -> Path:
+        """Where ``task_id``'s state of ``checkpoint_id`` lives.
+
+        Raises:
+            ValueError: the id cannot be a file name (empty, a path, or hidden like the
+                temporaries), naming topology, task and id.
+        """
         if not checkpoint_id or "/" in checkpoint_id or checkpoint_id.startswith("."):
-            raise ValueError(f"checkpoint id {checkpoint_id!r} cannot name a file")
-        return checkpoint_id
+            raise ValueError(
+                f"topology {self.topology_name!r}, task {task_id}: checkpoint id "
+                f"{checkpoint_id!r} cannot name a file"
+            )
+        return self._task_dir(task_id) / checkpoint_id
 
     def save(self, checkpoint_id: str, task_id: int, data: bytes) -> None:
-        directory = self._task_dir(task_id)
-        directory.mkdir(parents=True, exist_ok=True, mode=0o700)
-        final = directory / self._check_id(checkpoint_id)
+        final = self._file(checkpoint_id, task_id)
+        directory = final.parent
+        # owner-only: mkdir's mode does not reach the parents it makes, so the topology's
+        # directory is made on its own
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        directory.mkdir(exist_ok=True, mode=0o700)
         fd, temporary = tempfile.mkstemp(dir=directory, prefix=".partial-")
         try:
             with os.fdopen(fd, "wb") as out:
@@ -70,7 +81,7 @@ class LocalFileSystemStore(StateStore):
 
     def load(self, checkpoint_id: str, task_id: int) -> bytes | None:
         try:
-            return (self._task_dir(task_id) / self._check_id(checkpoint_id)).read_bytes()
+            return self._file(checkpoint_id, task_id).read_bytes()
         except FileNotFoundError:
             return None
 
