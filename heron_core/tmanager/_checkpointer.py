@@ -34,6 +34,21 @@ RESTORE_TIMEOUT_S = 60.0
 """A rollback not answered by every stream manager in this time starts again."""
 
 
+_MAX_SEQUENCE = 999_999
+"""Checkpoint ids are ``<13-digit start ms>-<6-digit sequence>``; past this sequence the
+start part moves on (so that ids keep sorting in the order they were made)."""
+
+
+def _start_ms(checkpoint_id: str) -> int:
+    """The start part of a checkpoint id (0 when it has none).
+
+    >>> _start_ms("1700000000000-000042"), _start_ms("x")
+    (1700000000000, 0)
+    """
+    head = checkpoint_id.partition("-")[0]
+    return int(head) if head.isascii() and head.isdigit() else 0
+
+
 class Phase(Enum):
     WAITING = "waiting for every stream manager"
     RESTORING = "rolling back"
@@ -90,10 +105,15 @@ class Checkpointer:
         self._broadcast = broadcast
         self._store = store
         self._clock = clock
+        self._wall_clock = wall_clock
         start_ms = int(wall_clock() * 1000)
-        self._prefix = f"{start_ms:013d}"
-        self._seq = 0
         self._txid = start_ms << 20
+        # ids must sort after the stored ones even if this host's clock is behind the one
+        # that made them: the stores delete what sorts before the oldest kept
+        for stored in self.consistent:
+            start_ms = max(start_ms, _start_ms(stored.checkpoint_id) + 1)
+        self._start_ms = start_ms
+        self._seq = 0
         self.phase = Phase.WAITING
         self._stmgrs: set[str] = set()
         self._pending: set[str] = set()  # stream managers yet to answer the rollback
@@ -176,13 +196,21 @@ class Checkpointer:
         elif now >= self._next_checkpoint:
             self._next_checkpoint = now + self._interval
             self._seq += 1
-            self._partial, self._reported = f"{self._prefix}-{self._seq:06d}", set()
+            if self._seq > _MAX_SEQUENCE:  # the id would stop sorting: a new prefix
+                self._start_ms = max(int(self._wall_clock() * 1000), self._start_ms + 1)
+                self._seq = 1
+            self._partial = f"{self._start_ms:013d}-{self._seq:06d}"
+            self._reported = set()
             self.checkpoints_started += 1
             self._broadcast(ckptmgr_pb2.StartStatefulCheckpoint(checkpoint_id=self._partial))
 
     def on_stored(self, message: ckptmgr_pb2.InstanceStateStored) -> None:
-        if message.checkpoint_id != self._partial or message.task_id not in self._tasks:
-            return
+        if (
+            not self._partial
+            or message.checkpoint_id != self._partial
+            or message.task_id not in self._tasks
+        ):
+            return  # no checkpoint in progress (an empty id is none), an older one, or no task
         self._reported.add(message.task_id)
         if len(self._reported) < len(self._tasks):
             return
