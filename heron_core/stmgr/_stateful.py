@@ -106,7 +106,7 @@ class Gate:
     >>> gate.marker(2, "c1")
     True
     >>> gate.take()
-    ('c1', {1: deque([('data', [b'x'])])})
+    ('c1', {1: deque([('data', [b'x'])]), 2: deque([])})
     """
 
     __slots__ = ("checkpoint", "held", "held_bytes", "inputs", "limit_bytes")
@@ -341,12 +341,8 @@ class StatefulStMgr:
             gate.held_bytes,
             gate.checkpoint,
         )
-        _, held = gate.take()
-        del self.gates[task]
-        for items in held.values():
-            for kind, value in items:
-                if kind == "data":
-                    self._deliver(task, value)
+        # replayed as it came: a newer checkpoint's marker among it still aligns that one
+        self._release(task, gate, checkpoint=None)
 
     def on_saved(self) -> None:
         """Report the states the checkpoint manager stored since the last call."""
