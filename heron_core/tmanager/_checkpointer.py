@@ -7,11 +7,12 @@ manager registers again (it restarted, and lost what it held) or asks for it
 newest consistent checkpoint: ``RestoreTopologyStateRequest`` to every stream manager; once all
 have answered, ``StartStmgrStatefulProcessing``. While running, every
 ``topology.stateful.checkpoint.interval.seconds`` a new checkpoint starts at the spouts
-(``StartStatefulCheckpoint``); once every task has reported its state stored
-(``InstanceStateStored``), the checkpoint is consistent: it is stored under
+(``StartStatefulCheckpoint``), unless the previous one is still in progress (unlike Heron,
+which would start it and drop the older one: see `CHECKPOINT_TIMEOUT_S`); once every task
+has reported its state stored (``InstanceStateStored``), the checkpoint is consistent: it is stored under
 ``statefulcheckpoints/<topology>`` (newest first, ``heron.statefulstorage.max.checkpoints``
-of them) and announced, so that the stores delete older ones. Only the newest partial
-checkpoint is tracked, as in Heron.
+of them) and announced, so that the stores delete older ones. One checkpoint is tracked at a
+time.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ log = logging.getLogger(__name__)
 
 RESTORE_TIMEOUT_S = 60.0
 """A rollback not answered by every stream manager in this time starts again."""
+
+CHECKPOINT_TIMEOUT_S = 60.0
+"""A checkpoint not consistent after this time is given up for a new one. Until then no new
+checkpoint starts: under load a checkpoint can take longer than the interval, and starting the
+next one would make the older one's states useless (only the newest partial one is tracked),
+so that none would ever complete."""
 
 
 _MAX_SEQUENCE = 999_999
@@ -120,6 +127,7 @@ class Checkpointer:
         self._restore_deadline = math.inf
         self._next_checkpoint = math.inf
         self._partial = ""  # the checkpoint in progress
+        self._partial_since = -math.inf  # when it started
         self._reported: set[int] = set()
         self.checkpoints_started = 0
         self.checkpoints_completed = 0
@@ -195,6 +203,19 @@ class Checkpointer:
             self._restore(f"not every stream manager answered in {RESTORE_TIMEOUT_S:g} s")
         elif now >= self._next_checkpoint:
             self._next_checkpoint = now + self._interval
+            if self._partial and now < self._partial_since + CHECKPOINT_TIMEOUT_S:
+                return  # the one in progress first (see CHECKPOINT_TIMEOUT_S)
+            if self._partial:
+                log.warning(
+                    "topology %r: checkpoint %s not consistent after %g s (%d of %d tasks); "
+                    "starting another",
+                    self._name,
+                    self._partial,
+                    CHECKPOINT_TIMEOUT_S,
+                    len(self._reported),
+                    len(self._tasks),
+                )
+            self._partial_since = now
             self._seq += 1
             if self._seq > _MAX_SEQUENCE:  # the id would stop sorting: a new prefix
                 self._start_ms = max(int(self._wall_clock() * 1000), self._start_ms + 1)

@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 from google.protobuf.message import Message
 
 from heron_core.proto import ckptmgr_pb2, common_pb2
-from heron_core.tmanager._checkpointer import RESTORE_TIMEOUT_S, Checkpointer, Phase
+from heron_core.tmanager._checkpointer import (
+    CHECKPOINT_TIMEOUT_S,
+    RESTORE_TIMEOUT_S,
+    Checkpointer,
+    Phase,
+)
 
 TASKS = (1, 2, 3)
 STMGRS = ("stmgr-1", "stmgr-2")
@@ -85,6 +90,12 @@ class Harness:
         assert isinstance(start, ckptmgr_pb2.StartStatefulCheckpoint)
         return start.checkpoint_id
 
+    def completed(self) -> str:
+        """Start the next checkpoint and report every task's state stored; its id."""
+        checkpoint_id = self.checkpoint()
+        self.report(checkpoint_id)
+        return checkpoint_id
+
     def report(self, checkpoint_id: str, tasks: Iterable[int] = TASKS) -> None:
         for task in tasks:
             self.c.on_stored(
@@ -148,7 +159,7 @@ def test_checkpoints_every_interval_only_while_running() -> None:
     h.now = 100.9
     h.c.tick()
     assert "StartStatefulCheckpoint" not in h.kinds()
-    first = h.checkpoint()
+    first = h.completed()
     h.now = 101.5
     h.c.tick()
     assert h.kinds().count("StartStatefulCheckpoint") == 1
@@ -161,12 +172,40 @@ def test_checkpoints_every_interval_only_while_running() -> None:
     assert h.kinds().count("StartStatefulCheckpoint") == 2, "checkpoint started while restoring"
 
 
+def test_a_checkpoint_in_progress_holds_the_next_back_until_it_times_out() -> None:
+    """Under load a checkpoint can take longer than the interval: the next one waits for it
+    (else no checkpoint would ever complete), up to CHECKPOINT_TIMEOUT_S."""
+    h = Harness().running()
+    slow = h.checkpoint()
+    h.report(slow, [1, 2])
+    for _ in range(int(CHECKPOINT_TIMEOUT_S) - 2):
+        h.now += 1.0
+        h.c.tick()
+    assert h.kinds().count("StartStatefulCheckpoint") == 1
+    h.report(slow, [3])  # late, but consistent
+    assert h.c.newest == slow
+    stuck = h.checkpoint()
+    h.report(stuck, [1])
+    h.now += CHECKPOINT_TIMEOUT_S
+    h.c.tick()
+    given_up = h.last(ckptmgr_pb2.StartStatefulCheckpoint)
+    assert isinstance(given_up, ckptmgr_pb2.StartStatefulCheckpoint)
+    assert given_up.checkpoint_id > stuck and h.c.checkpoints_started == 3
+    h.report(stuck, [2, 3])  # reports of the given-up one count no more
+    assert h.c.newest == slow
+
+
 def test_consistent_once_every_task_reported() -> None:
     h = Harness().running()
     older = h.checkpoint()
-    current = h.checkpoint()
+    h.now += CHECKPOINT_TIMEOUT_S  # given up: a new one starts
+    h.c.tick()
+    start = h.last(ckptmgr_pb2.StartStatefulCheckpoint)
+    assert isinstance(start, ckptmgr_pb2.StartStatefulCheckpoint)
+    current = start.checkpoint_id
+    assert current > older
     h.report(current, [1, 2, 2, 99])  # a duplicate and a task the topology does not have
-    h.report(older, [3])  # only the newest partial checkpoint counts
+    h.report(older, [3])  # only the checkpoint in progress counts
     h.report("", [3])
     assert h.stored == [] and "StatefulConsistentCheckpointSaved" not in h.kinds()
     h.report(current, [3])
@@ -260,14 +299,14 @@ def test_checkpoint_ids_sort_in_creation_order_across_checkpointers() -> None:
     """Within one Checkpointer, past 10 and past the six-digit sequence, and for a second one
     made a millisecond later (the topology manager restarted)."""
     h = Harness(wall=1_700_000_000.0).running()
-    ids = [h.checkpoint() for _ in range(12)]
+    ids = [h.completed() for _ in range(12)]
     assert ids[0] == "1700000000000-000001" and ids[11] == "1700000000000-000012"
     h.wall += 86_400.0 * 12  # a long run, without starting a million checkpoints:
     h.c._seq = 999_998  # (white box) the sequence as it is then
-    ids += [h.checkpoint() for _ in range(3)]
+    ids += [h.completed() for _ in range(3)]
     assert ids[-2:] == ["1701036800000-000001", "1701036800000-000002"]
     later = Harness(wall=h.wall + 0.001).running()
-    ids += [later.checkpoint() for _ in range(3)]
+    ids += [later.completed() for _ in range(3)]
     assert ids == sorted(ids) and len(set(ids)) == len(ids), ids
 
 
