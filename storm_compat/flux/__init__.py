@@ -3,7 +3,9 @@
 A Flux file names its topology, config, spouts, bolts and streams (every Flux grouping),
 ``components`` to ``ref``, ``includes`` and ``${...}`` substitution; see
 :func:`load_flux_topology` for how class names, properties files and shell components are
-resolved. Storm's wrapper classes live in :mod:`storm_compat.flux.wrappers`.
+resolved. Bolts may be windowed (``BaseWindowedBolt`` with ``configMethods`` taking
+``BaseWindowedBolt$Count``/``$Duration`` components) or stateful (``IStatefulBolt``), as with
+``TopologyBuilder``. Storm's wrapper classes live in :mod:`storm_compat.flux.wrappers`.
 
 >>> from storm_compat.flux import PROPERTIES_ENV, parse_properties
 >>> PROPERTIES_ENV

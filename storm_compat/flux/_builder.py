@@ -1,7 +1,9 @@
 """From a Flux definition to the kernel's logical plan, through Storm's ``TopologyBuilder``.
 
 Objects are built in Flux's order: ``components`` (for ``ref``s), spouts, bolts; then each
-stream subscribes its target bolt (a bolt no stream targets is left out, as Flux does).
+stream subscribes its target bolt (a bolt no stream targets is left out, as Flux does). A bolt
+may be any kind ``TopologyBuilder.setBolt`` takes: rich, basic, windowed (its window set by
+``configMethods`` with ``BaseWindowedBolt$Count``/``$Duration`` components) or stateful.
 """
 
 from __future__ import annotations
@@ -27,13 +29,16 @@ from storm_compat.topology import (
     IBasicBolt,
     IRichBolt,
     IRichSpout,
+    IStatefulBolt,
+    IWindowedBolt,
     SpoutDeclarer,
     StormTopology,
     TopologyBuilder,
 )
+from storm_compat.topology.base import BaseWindowedBolt
 from storm_compat.tuple import Fields
 
-__all__ = ["JAVA_CLASSES", "build_plan", "load_flux_topology"]
+__all__ = ["JAVA_CLASSES", "build_plan", "build_topology", "load_flux_topology"]
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +51,38 @@ JAVA_CLASSES = {
     "org.apache.storm.task.ShellBolt": f"{_WRAPPERS}:FluxShellBolt",
     "org.apache.storm.testing.TestWordSpout": "storm_compat.testing:TestWordSpout",
     "org.apache.storm.testing.TestWordCounter": "storm_compat.testing:TestWordCounter",
+    "org.apache.storm.topology.base.BaseWindowedBolt$Count": (
+        "storm_compat.topology.base:BaseWindowedBolt.Count"
+    ),
+    "org.apache.storm.topology.base.BaseWindowedBolt$Duration": (
+        "storm_compat.topology.base:BaseWindowedBolt.Duration"
+    ),
+    "org.apache.storm.topology.TupleFieldTimestampExtractor": (
+        "storm_compat.topology:TupleFieldTimestampExtractor"
+    ),
+    "org.apache.storm.tuple.Fields": "storm_compat.tuple:Fields",
 }
 """Storm's Java classes that have a Python counterpart, for ``className``."""
+
+_WINDOW_VALUES: dict[type, str] = {
+    BaseWindowedBolt.Count: (
+        "a BaseWindowedBolt$Count is a number of tuples: constructorArgs: [n] (or factory: of, "
+        "factoryArgs: [n])"
+    ),
+    BaseWindowedBolt.Duration: (
+        "a BaseWindowedBolt$Duration is constructorArgs: [n, UNIT], UNIT the name of a "
+        "java.util.concurrent.TimeUnit such as SECONDS (or factory: seconds, minutes, hours, "
+        "days or of (milliseconds), factoryArgs: [n])"
+    ),
+}
+"""What a Flux file must give to build each of Storm's window values, for error messages."""
+
+_WINDOW_LENGTHS = ("withWindow", "withTumblingWindow", "withLag", "withWatermarkInterval")
+_WINDOW_HINT = (
+    "window lengths, sliding intervals, lags and watermark intervals are components with "
+    "className org.apache.storm.topology.base.BaseWindowedBolt$Count or $Duration, passed as "
+    "{ref: <component id>}"
+)
 
 _GROUPING_METHODS = {
     "SHUFFLE": "shuffleGrouping",
@@ -67,18 +102,23 @@ def load_flux_topology(path: Path, name: str | None = None) -> LoadedTopology:
     else ``<name>.properties`` beside the YAML. Each ``className`` is a Python class path
     (``package.module.Class``, importable with the YAML's directory on ``sys.path``) of a
     Storm-facade or native spout/bolt, or one of Storm's classes in :data:`JAVA_CLASSES`
-    (shell spouts and bolts run through the multilang host). The YAML's directory becomes the
-    topology's code directory, where every component runs: shell commands such as
-    ``python splitsentence.py`` find their scripts (and ``storm.py``) beside the YAML, as
-    Storm finds them in the jar's ``resources/`` directory.
+    (shell spouts and bolts run through the multilang host). Bolts may be windowed (a
+    ``BaseWindowedBolt`` whose ``configMethods`` call ``withWindow``/``withTumblingWindow``...
+    with ``BaseWindowedBolt$Count``/``$Duration`` components) or stateful (an
+    ``IStatefulBolt``: the topology then runs ``EFFECTIVELY_ONCE``), as with
+    ``TopologyBuilder``. The YAML's directory becomes the topology's code directory, where
+    every component runs: shell commands such as ``python splitsentence.py`` find their
+    scripts (and ``storm.py``) beside the YAML, as Storm finds them in the jar's
+    ``resources/`` directory.
 
     Args:
         path: the YAML file.
         name: the topology name (default: the file's ``name``).
 
     Raises:
-        ConfigurationError: a bad file, entry, class name, reference or grouping, naming the
-            file and the entry.
+        ConfigurationError: a bad file, entry, class name, reference, grouping or window
+            argument, naming the file and the entry; a bad config or window setting, naming
+            the file, the component and the setting.
         UserCodeError: building a component raised (the exception is chained).
         TopologyValidationError: the topology is not valid.
 
@@ -103,13 +143,38 @@ def load_flux_topology(path: Path, name: str | None = None) -> LoadedTopology:
     return LoadedTopology(build_plan(definition, topology_name), path.parent, str(path))
 
 
+def build_topology(definition: FluxDefinition) -> StormTopology:
+    """The Storm-facade topology ``definition`` describes (Storm's ``FluxBuilder.buildTopology``),
+    not yet checked as a whole: `build_plan` makes the plan of it; ``Testing.completeTopology``
+    can run it.
+
+    Raises:
+        ConfigurationError: a bad entry, class name, reference or grouping, or a bad argument
+            of a window (a ``BaseWindowedBolt$Count``/``$Duration`` component or a windowed
+            bolt's ``configMethods``), naming the file and the entry.
+        UserCodeError: building a component raised (the exception is chained).
+        TopologyValidationError: a component's ``declareOutputFields`` raised.
+    """
+    return _Builder(definition).topology()
+
+
 def build_plan(definition: FluxDefinition, name: str) -> LogicalPlan:
     """The validated logical plan of ``definition``, named ``name``.
+
+    Windowed bolts get their windows checked, and a topology with a stateful bolt runs
+    ``EFFECTIVELY_ONCE`` (with Storm's ``topology.state.checkpoint.interval.ms``), as for a
+    topology built with ``TopologyBuilder``; a config found wrong then is named with the file.
 
     Raises:
         ConfigurationError, UserCodeError, TopologyValidationError: as ``load_flux_topology``.
     """
-    return _Builder(definition).topology().to_logical_plan(name, dict(definition.config))
+    topology = build_topology(definition)
+    try:
+        return topology.to_logical_plan(name, dict(definition.config))
+    except ConfigurationError as exc:
+        if type(exc) is not ConfigurationError:
+            raise
+        raise ConfigurationError(f"flux file {definition.path!r}: {exc}") from exc
 
 
 def _fail(where: str, message: str) -> NoReturn:
@@ -164,13 +229,29 @@ class _Builder:
                 resolved.append(arg)
         return resolved
 
-    def call(self, bean: BeanDef, what: str, target: Any, args: Sequence[Any]) -> Any:
+    def call(
+        self,
+        bean: BeanDef,
+        what: str,
+        target: Any,
+        args: Sequence[Any],
+        bad_input: tuple[str, str] | None = None,
+    ) -> Any:
+        """``target(*args)``; what it raises is the user code's fault, except a TypeError or
+        ValueError when ``bad_input`` (the entry's field, a hint) says the file gave the
+        arguments a library call checks: then it is a ConfigurationError naming the field."""
         try:
             return target(*args)
         except HeronError:
             raise
         except Exception as exc:
             shown = ", ".join(repr(a) for a in args)
+            if bad_input is not None and isinstance(exc, TypeError | ValueError):
+                field, hint = bad_input
+                hint = f"; {hint}" if hint else ""
+                raise ConfigurationError(
+                    f"{bean.where}, {field}: {what}({shown}): {exc}{hint}"
+                ) from exc
             raise UserCodeError(f"{bean.where}: {what}({shown}) raised {exc!r}") from exc
 
     def build(self, bean: BeanDef) -> Any:
@@ -180,10 +261,14 @@ class _Builder:
             if not callable(factory):
                 _fail(bean.where, f"{bean.class_name} has no factory method {bean.factory!r}")
             args = self.values(bean.factory_args, bean.where)
-            obj = self.call(bean, f"{bean.class_name}.{bean.factory}", factory, args)
+            hint = _WINDOW_VALUES.get(cls)
+            checked = None if hint is None else ("factoryArgs", hint)
+            obj = self.call(bean, f"{bean.class_name}.{bean.factory}", factory, args, checked)
         else:
             args = self.values(bean.constructor_args, bean.where)
-            obj = self.call(bean, bean.class_name, cls, args)
+            hint = _WINDOW_VALUES.get(cls)
+            checked = None if hint is None else ("constructorArgs", hint)
+            obj = self.call(bean, bean.class_name, cls, args, checked)
         for prop in bean.properties:
             value = self.lookup(prop.ref, bean.where) if prop.ref is not None else prop.value
             setter_name = "set" + prop.name[:1].upper() + prop.name[1:]
@@ -198,12 +283,16 @@ class _Builder:
                     f"property {prop.name!r}: {bean.class_name} has no method {setter_name} "
                     f"and no attribute {prop.name!r}",
                 )
-        for method in bean.config_methods:
+        for i, method in enumerate(bean.config_methods):
             target = getattr(obj, method.name, None)
             if not callable(target):
                 _fail(bean.where, f"configMethods: {bean.class_name} has no method {method.name!r}")
             args = self.values(method.args, bean.where)
-            self.call(bean, f"{bean.class_name}.{method.name}", target, args)
+            checked = None
+            if isinstance(obj, BaseWindowedBolt) and _is_window_method(method.name):
+                hint = _WINDOW_HINT if method.name in _WINDOW_LENGTHS else ""
+                checked = (f"configMethods[{i}] ({method.name})", hint)
+            self.call(bean, f"{bean.class_name}.{method.name}", target, args, checked)
         return obj
 
     # --- the topology ----------------------------------------------------------------------
@@ -229,9 +318,15 @@ class _Builder:
             bolt = self.build(vertex.bean)
             if isinstance(bolt, Bolt):
                 bolt = NativeBolt(bolt)
-            if not isinstance(bolt, IRichBolt | IBasicBolt):
+            if not isinstance(bolt, IRichBolt | IBasicBolt | IWindowedBolt | IStatefulBolt):
                 _fail(
-                    vertex.bean.where, _not_a(vertex.bean, "bolt", "IRichBolt/IBasicBolt", "Bolt")
+                    vertex.bean.where,
+                    _not_a(
+                        vertex.bean,
+                        "bolt",
+                        "IRichBolt/IBasicBolt/IWindowedBolt/IStatefulBolt",
+                        "Bolt",
+                    ),
                 )
             bolts[vertex.id] = (vertex, bolt)
         declarers: dict[str, BoltDeclarer] = {}
@@ -314,6 +409,11 @@ class _Builder:
                 f"{type(topology).__name__}, expected a StormTopology",
             )
         return topology
+
+
+def _is_window_method(name: str) -> bool:
+    """``name`` is one of ``BaseWindowedBolt``'s builder methods (``withWindow``, ...)."""
+    return name.startswith("with") and callable(getattr(BaseWindowedBolt, name, None))
 
 
 def _not_a(bean: BeanDef, kind: str, storm: str, native: str) -> str:
