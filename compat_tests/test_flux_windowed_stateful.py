@@ -242,7 +242,7 @@ def test_event_time_config_methods(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     factoryArgs: [2]
   - id: watermarks
     className: org.apache.storm.topology.base.BaseWindowedBolt$Duration
-    constructorArgs: [100]
+    constructorArgs: [100, MILLISECONDS]
 spouts:
 """,
     )
