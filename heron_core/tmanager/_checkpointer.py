@@ -9,10 +9,10 @@ have answered, ``StartStmgrStatefulProcessing``. While running, every
 ``topology.stateful.checkpoint.interval.seconds`` a new checkpoint starts at the spouts
 (``StartStatefulCheckpoint``), unless the previous one is still in progress (unlike Heron,
 which would start it and drop the older one: see `CHECKPOINT_TIMEOUT_S`); once every task
-has reported its state stored (``InstanceStateStored``), the checkpoint is consistent: it is stored under
-``statefulcheckpoints/<topology>`` (newest first, ``heron.statefulstorage.max.checkpoints``
-of them) and announced, so that the stores delete older ones. One checkpoint is tracked at a
-time.
+has reported its state stored (``InstanceStateStored``), the checkpoint is consistent: it is
+stored under ``statefulcheckpoints/<topology>`` (newest first,
+``heron.statefulstorage.max.checkpoints`` of them) and announced, so that the stores delete
+older ones. One checkpoint is tracked at a time.
 """
 
 from __future__ import annotations
