@@ -285,9 +285,18 @@ class StatefulStMgr:
         self._marker(message.origin_task_id, dest, message.checkpoint_id)
 
     def _marker(self, source: int, task: int, checkpoint: str) -> None:
+        inputs = self.graph.upstream.get(task, frozenset())
+        if source not in inputs:  # it would count towards the alignment in an input's place
+            log.warning(
+                "%s: a marker of checkpoint %s from task %d, not an input of task %d",
+                self.stmgr_id,
+                checkpoint,
+                source,
+                task,
+            )
+            return
         gate = self.gates.get(task)
         if gate is None:
-            inputs = self.graph.upstream.get(task, frozenset())
             gate = self.gates[task] = Gate(inputs, self._limit)
         elif gate.holds(source):  # a newer marker behind held-back tuples: keep the order
             gate.hold(source, ("marker", checkpoint), 0)

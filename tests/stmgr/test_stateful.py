@@ -390,6 +390,18 @@ def test_a_marker_for_a_task_that_is_not_local_is_dropped() -> None:
     assert not h.s.gates and h.log == []
 
 
+def test_a_marker_from_a_task_that_is_not_an_input_is_ignored() -> None:
+    """Relay 3's inputs are spouts 1 and 2: a marker from elsewhere (a peer on another
+    physical plan) neither counts towards the alignment nor holds anything back."""
+    h = Harness()
+    h.marker(4, 3, C1)
+    h.data(4, 3, "x")
+    h.marker(2, 3, C1)
+    assert h.log == [("data", 3, "x")] and h.s.gates[3].holds(2)
+    h.stored(1, C1)
+    assert h.log[1:] == [("initiate", 3, C1)]
+
+
 # --- rollback -------------------------------------------------------------------------------------
 def test_rollback_clears_drops_sends_barriers_and_restores_every_local_task() -> None:
     h = Harness()
