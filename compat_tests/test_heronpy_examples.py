@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from compat_support import processes_under
 from idiom_support import idiom_run
 
 pytestmark = pytest.mark.processes
@@ -47,9 +48,9 @@ def _wait(what: str, ready: Callable[[], bool], show: Callable[[], str]) -> None
 class _Running:
     """``heron run PROGRAM`` in the background; its lines as ``<component>:<task> | text``."""
 
-    def __init__(self, program: str, home: Path) -> None:
+    def __init__(self, program: str, home: Path, *flags: str) -> None:
         self.proc = subprocess.Popen(
-            [HERON, "run", str(EXAMPLES / program), "--heron-home", str(home)],
+            [HERON, "run", str(EXAMPLES / program), "--heron-home", str(home), *flags],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -201,3 +202,62 @@ def test_window_size_and_half_acking_with_heron_run(home: Path) -> None:
         assert all(size <= 200 for _, _, size in task_windows), task_windows
     received = half.shown("half_ack_bolt", "Total received: ")
     assert any(int(seen[-1]) > 0 for seen in received.values()), half.output
+
+
+def test_stateful_word_count_with_heron_run(home: Path) -> None:
+    # EFFECTIVELY_ONCE (the program's 30 s checkpoint interval made 1 s on the command line):
+    # every stateful component gets init_state (an empty state at first) before initialize and
+    # pre_save before each checkpoint; after kill -9 of a count bolt the whole topology rolls
+    # back, and the restarted bolt starts from the state it saved at a checkpoint.
+    interval = ("--config-property", "topology.stateful.checkpoint.interval.seconds=1")
+    run = _Running("stateful_word_count_topology.py", home, *interval)
+    snapshot = re.compile(r"^(\d{13}-\d{6}) : (\{.*\})$")
+
+    def snapshots(component: str) -> dict[int, list[tuple[str, dict[str, int]]]]:
+        return {
+            task: [(m[1], ast.literal_eval(m[2])) for m in map(snapshot.match, seen) if m]
+            for task, seen in run.shown(component, "Checkpoint Snapshot ").items()
+        }
+
+    def recovered() -> dict[int, list[dict[str, int]]]:
+        return {
+            task: [ast.literal_eval(s) for s in seen]
+            for task, seen in run.shown("count_bolt", "Checkpoint Snapshot recovered : ").items()
+        }
+
+    try:
+
+        def saved() -> bool:
+            counts = snapshots("count_bolt")
+            return len(counts) == 2 and all(len(s) >= 2 and s[-1][1] for s in counts.values())
+
+        _wait("two snapshots of each count bolt", saved, lambda: run.output)
+        victim_task = min(snapshots("count_bolt"))
+        victim = next(
+            p
+            for p in processes_under(home)
+            if "--component" in p.cmdline()
+            and p.cmdline()[p.cmdline().index("--component") + 1] == "count_bolt"
+            and p.cmdline()[p.cmdline().index("--task-id") + 1] == str(victim_task)
+        )
+        victim.kill()
+        _wait(
+            "the killed bolt's restart from its saved state",
+            lambda: any(r for r in recovered().get(victim_task, [])[1:]),
+            lambda: run.output,
+        )
+    finally:
+        run.stop()
+    first = recovered()
+    assert sorted(first) == sorted(snapshots("count_bolt"))
+    assert all(states[0] == {} for states in first.values()), first  # empty at the start
+    restored = [r for r in first[victim_task][1:] if r]
+    saved_states = [state for _, state in snapshots("count_bolt")[victim_task]]
+    assert restored and all(r in saved_states for r in restored), (restored, saved_states)
+    for component in ("count_bolt", "word_spout"):
+        for task, seen in snapshots(component).items():
+            ids = [checkpoint for checkpoint, _ in seen]
+            assert len(set(ids)) == len(ids), (component, task, ids)  # one save per checkpoint
+            assert all(set(state) <= WORDS for _, state in seen), seen
+    keys = [set().union(*(state for _, state in seen)) for seen in snapshots("count_bolt").values()]
+    assert keys[0].isdisjoint(keys[1]), keys  # fields grouping: each word counted by one task

@@ -660,12 +660,8 @@ class InstanceRuntime:
                     self._spout_outcome(self.acked, stream)
                     hooks.spout_acked_at_once(msg_id)
             idle = True
-            if (
-                self._active
-                and not self._halted
-                and len(in_flight) < limit
-                and (not client.pending or client.drain())
-            ):
+            drained = not client.pending or client.drain()  # also while halted: answers wait
+            if self._active and not self._halted and len(in_flight) < limit and drained:
                 before = collector.emitted
                 while not due[0]:
                     mark = collector.emitted
