@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from word_count import SplitBolt, sentences
+from word_count import CountBolt, SplitBolt, sentences
 
-from heron_core.api import Bolt, Spout, Tuple
+from heron_core.api import Bolt, Spout, State, StatefulComponent, Tuple
 
 
 def record_start(directory: str, task: int) -> None:
@@ -133,3 +133,41 @@ class FirstTupleSplitBolt(SplitBolt):
             record_time(self.first_path)
             self.first_path = None
         super().process(tup)
+
+
+class StatefulCorpusSpout(CorpusSpout, StatefulComponent):
+    """`CorpusSpout` whose position is its checkpointed state (effectively once: a rollback
+    rewinds it). In the other modes it is a plain `CorpusSpout`."""
+
+    state: State | None = None
+
+    def init_state(self, state: State) -> None:
+        self.state = state
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        super().initialize(config, context)
+        if self.state is not None:
+            self.position = self.state.get("position", 0)
+
+    def pre_save(self, checkpoint_id: str) -> None:
+        assert self.state is not None
+        self.state.put("position", self.position)
+
+
+class StatefulCountBolt(CountBolt, StatefulComponent):
+    """The word count's `CountBolt` whose counts are its checkpointed state (each checkpoint
+    pickles the whole table)."""
+
+    state: State | None = None
+
+    def init_state(self, state: State) -> None:
+        self.state = state
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        super().initialize(config, context)
+        if self.state is not None:
+            self.counts.update(self.state.get("counts", {}))
+
+    def pre_save(self, checkpoint_id: str) -> None:
+        assert self.state is not None
+        self.state.put("counts", self.counts)

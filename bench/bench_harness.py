@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
-from bench_components import CorpusSpout, IdentityBolt
+from bench_components import (
+    CorpusSpout,
+    IdentityBolt,
+    StatefulCorpusSpout,
+    StatefulCountBolt,
+)
 from bench_meters import CpuMeter, RssSampler
 from bench_report import ROOT, Result, WrongResult
 from bench_sparse import sparse_plan
@@ -77,7 +82,10 @@ def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
             case.sentences, case.acking, case.frontend == "multilang", str(directory)
         )
     identity = case.frontend == "identity"
-    spout = CorpusSpout(case.sentences, case.acking, case.rate, str(directory), words=identity)
+    stateful = case.frontend == "stateful"
+    reliable = case.acking or stateful  # effectively once: message ids, acked at once
+    spout_type = StatefulCorpusSpout if stateful else CorpusSpout
+    spout = spout_type(case.sentences, reliable, case.rate, str(directory), words=identity)
     b = TopologyBuilder(f"{case.frontend}-bench")
     source = b.add_spout("sentence", spout)
     if identity:
@@ -85,7 +93,8 @@ def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
         b.add_bolt("count", IdentityBolt, inputs={first: Grouping.SHUFFLE})
     else:
         split = b.add_bolt("split", SplitBolt, inputs={source: Grouping.SHUFFLE})
-        b.add_bolt("count", CountBolt, inputs={split: Grouping.fields("word")})
+        count = StatefulCountBolt if stateful else CountBolt
+        b.add_bolt("count", count, inputs={split: Grouping.fields("word")})
     return b.build()
 
 

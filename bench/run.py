@@ -67,11 +67,20 @@ METRICS = ["metrics-min", "metrics-all"]
 the engine itself needs: the runs are timed by the tmanager's metrics) / with every default sink
 of ``heron.metrics.sinks`` (tmanager, file, prometheus)."""
 SINKS_KEY = "heron.metrics.sinks"
+STATEFUL = ["stateful-amo", "stateful-alo", "stateful-eo"]
+"""The native word count with a stateful spout (its position) and count bolt (its table), 2
+containers: at most once (acking off) / at least once (acking on; the state hooks are not
+called in either) / effectively once with a checkpoint every `CHECKPOINT_S` (every state saved,
+markers aligned; no acking)."""
+CHECKPOINT_S = 1.0
 PAIRS = (
     ("cluster-spark", "cluster-local"),
     ("curve-on", "curve-off"),
     ("metrics-all", "metrics-min"),
+    ("stateful-eo", "stateful-alo"),
 )
+MORE_RATIOS = (("stateful-eo", "stateful-amo"),)
+"""Ratios reported beside those of `PAIRS` (cases that are not run as a pair)."""
 """(numerator, denominator) of the ratios of the cluster and CURVE cases; each pair runs back
 to back, in alternating order from round to round (`in_round_order`)."""
 ALL = [
@@ -88,6 +97,7 @@ ALL = [
     *CLUSTER,
     *CURVE,
     *METRICS,
+    *STATEFUL,
 ]
 QUICK = [
     "loop",
@@ -104,6 +114,7 @@ QUICK = [
     *CLUSTER,
     *CURVE,
     *METRICS,
+    *STATEFUL,
 ]
 
 
@@ -140,6 +151,23 @@ def topology_case(case: str, total: int, peak: Result | None) -> TopologyCase:
             sinks["sinks"] = ["tmanager-sink"]
         label = f"native API, acking off, 2 containers, metrics sinks: {', '.join(sinks['sinks'])}"
         return TopologyCase(case, label, "native", False, 2, total, config={SINKS_KEY: sinks})
+    if kind == "stateful":
+        if rest in ("amo", "alo"):
+            acking = rest == "alo"
+            label = (
+                f"stateful native word count, at {'least' if acking else 'most'} once "
+                f"(acking {'on' if acking else 'off'}), 2 containers"
+            )
+            return TopologyCase(case, label, "stateful", acking, 2, total)
+        label = (
+            f"stateful native word count, effectively once, a checkpoint every "
+            f"{CHECKPOINT_S:g} s, 2 containers"
+        )
+        config = {
+            "topology.reliability.mode": "EFFECTIVELY_ONCE",
+            "topology.stateful.checkpoint.interval.seconds": CHECKPOINT_S,
+        }
+        return TopologyCase(case, label, "stateful", False, 2, total, config=config)
     acking, containers = rest.split("-")
     label = f"{FRONTENDS[kind]}, acking {acking}, {containers} container"
     label += "s" if containers != "1" else ""
@@ -377,7 +405,7 @@ def report(results: list[Result]) -> str:
             other = by_case.get(case.replace("native", frontend))
             if case.startswith("native-") and other and case in by_case:
                 pairs.append((f"{other.case} / {case}", other, by_case[case]))
-    for numerator, denominator in PAIRS:
+    for numerator, denominator in (*PAIRS, *MORE_RATIOS):
         if numerator in by_case and denominator in by_case:
             pairs.append((f"{numerator} / {denominator}", by_case[numerator], by_case[denominator]))
     text = table(shown, by_case.get("loop"))
