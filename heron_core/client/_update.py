@@ -126,7 +126,8 @@ def plan_update(
     Raises:
         SchedulerError: no topology ``name`` (the message lists the ones there).
         ConfigurationError: an unknown component (the message lists them), a parallelism or
-            container number below 1, or nothing to change.
+            container number below 1, nothing to change, or an EFFECTIVELY_ONCE topology
+            (its per-task checkpoints cannot follow a new parallelism).
         PackingError: the new plan does not fit, or the algorithm chose another number of
             containers than ``containers``.
     """
@@ -135,6 +136,14 @@ def plan_update(
     if current is None:
         raise SchedulerError(f"topology {name!r} on cluster {cluster!r} has no packing plan")
     where = f"topology {name!r}"
+    if config_from_proto(topology.topology_config).get("topology.reliability.mode") == (
+        "EFFECTIVELY_ONCE"
+    ):
+        raise ConfigurationError(
+            f"{where} runs EFFECTIVELY_ONCE: its checkpoints hold one state per task, which "
+            "another parallelism cannot take over; kill it and submit it again with the new "
+            "parallelism (it starts from empty state)"
+        )
     known = _components(topology)
     if not parallelism and containers is None:
         raise ConfigurationError(
