@@ -13,9 +13,17 @@ from typing import Any
 
 from heron_core.ckptmgr._manager import CheckpointManager, Saved
 from heron_core.ckptmgr.base import StateStore
+from heron_core.errors import ConfigurationError
 from heron_core.plugins import load_plugin
 
-__all__ = ["BUILTINS", "CheckpointManager", "Saved", "StateStore", "create_state_store"]
+__all__ = [
+    "BUILTINS",
+    "CheckpointManager",
+    "Saved",
+    "StateStore",
+    "check_store",
+    "create_state_store",
+]
 
 BUILTINS = {"localfs": "heron_core.ckptmgr.localfs:LocalFileSystemStore"}
 """The built-in stores by short name."""
@@ -39,3 +47,36 @@ def create_state_store(config: Mapping[str, Any], topology_name: str) -> StateSt
         "state store", spec, BUILTINS, StateStore, config=config, topology_name=topology_name
     )
     return store
+
+
+def check_store(config: Mapping[str, Any]) -> None:
+    """At submit, for an ``EFFECTIVELY_ONCE`` topology: the store must load, and past one
+    machine (a scheduler other than ``local``) the ``localfs`` store needs a directory named in
+    ``heron.statefulstorage.localfs.root.path`` (every host must reach the same checkpoints,
+    or a container restarted elsewhere would find none).
+
+    Raises:
+        ConfigurationError: naming the key.
+
+    >>> check_store({"topology.reliability.mode": "EFFECTIVELY_ONCE",
+    ...              "heron.class.scheduler": "spark", "topology.name": "wc"})
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.ConfigurationError: topology 'wc' runs EFFECTIVELY_ONCE on the 'spark' \
+scheduler: set heron.statefulstorage.localfs.root.path to a directory every host mounts (NFS, \
+a mounted HDFS), or heron.statefulstorage.classname to a store every host reaches
+    """
+    if config.get("topology.reliability.mode") != "EFFECTIVELY_ONCE":
+        return
+    name = str(config.get("topology.name") or "topology")
+    create_state_store(config, name if name.isidentifier() else "topology")
+    scheduler = config.get("heron.class.scheduler", "local")
+    store = config.get("heron.statefulstorage.classname", "localfs")
+    shared = config.get("heron.statefulstorage.localfs.root.path")
+    if scheduler != "local" and store == "localfs" and not shared:
+        raise ConfigurationError(
+            f"topology {name!r} runs EFFECTIVELY_ONCE on the {scheduler!r} scheduler: set "
+            "heron.statefulstorage.localfs.root.path to a directory every host mounts (NFS, "
+            "a mounted HDFS), or heron.statefulstorage.classname to a store every host "
+            "reaches"
+        )

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from heron_core.ckptmgr import check_store
 from heron_core.config import build_config, load_cluster_config, parse_override, resolve_path
 from heron_core.errors import SchedulerError
 from heron_core.metricsmgr.sinks import check_sinks
@@ -54,7 +55,8 @@ def client_config(
     Raises:
         ConfigurationError: an unknown cluster, a bad override, or an invalid value, naming
             the key and the layer it came from; a bad ``heron.metrics.sinks`` (see
-            `check_sinks`).
+            `check_sinks`); for EFFECTIVELY_ONCE, a store that does not load or that not
+            every host reaches (see `check_store`).
 
     >>> cfg = client_config("local", heron_home="/tmp/h", overrides=["topology.stmgrs=3"])
     >>> cfg["heron.directory.home"], cfg["heron.statemgr.root.path"], cfg["topology.stmgrs"]
@@ -73,6 +75,7 @@ def client_config(
     command_line.update(parsed)
     config = build_config(cluster_config, topology_config, command_line)
     check_sinks(config)
+    check_store(config)
     return config
 
 

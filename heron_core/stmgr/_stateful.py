@@ -153,6 +153,7 @@ class _Restore:
     checkpoint: str
     instances: set[int]
     peers: set[str]
+    failed: bool = False  # a state could not be loaded: this rollback never completes
 
 
 class StatefulStMgr:
@@ -406,16 +407,20 @@ class StatefulStMgr:
                         checkpoint,
                         exc,
                     )
+                    self._restore.failed = True
                     return
-                if loaded is None:
+                if loaded is None:  # never starts empty instead: that would lose its state
                     log.error(
-                        "%s: checkpoint %s holds no state of task %d; it starts empty",
+                        "%s: the store holds no state of task %d for consistent checkpoint %s "
+                        "(was it written to another host's disk? heron.statefulstorage.*); "
+                        "this rollback cannot complete",
                         self.stmgr_id,
-                        checkpoint,
                         task,
+                        checkpoint,
                     )
-                else:
-                    state = loaded
+                    self._restore.failed = True
+                    return
+                state = loaded
             self._to_instance(
                 task,
                 ckptmgr_pb2.RestoreInstanceStateRequest(
@@ -441,7 +446,7 @@ class StatefulStMgr:
 
     def _maybe_restored(self) -> None:
         restore = self._restore
-        if restore is None or restore.instances or restore.peers:
+        if restore is None or restore.instances or restore.peers or restore.failed:
             return
         self._restore = None
         log.info("%s: restore %d done", self.stmgr_id, restore.txid)

@@ -13,8 +13,14 @@ from typing import Any
 
 import pytest
 
-from heron_core.ckptmgr import CheckpointManager, Saved, StateStore, create_state_store
-from heron_core.ckptmgr.localfs import LocalFileSystemStore
+from heron_core.ckptmgr import (
+    CheckpointManager,
+    Saved,
+    StateStore,
+    check_store,
+    create_state_store,
+)
+from heron_core.ckptmgr.localfs import ROOT_KEY, LocalFileSystemStore
 from heron_core.errors import ConfigurationError
 from heron_core.testing.store_conformance import (
     CHECKS,
@@ -275,3 +281,18 @@ def test_manager_close_gives_up_on_a_store_that_hangs(caplog: pytest.LogCaptureF
         assert "did not finish its queued work" in caplog.text
     finally:
         store.gate.set()
+
+
+def test_submit_checks_the_store_of_an_effectively_once_topology() -> None:
+    """`check_store` (run by the client's config): the store must load, and past one machine
+    localfs needs a directory every host mounts; other modes are not checked."""
+    eo = {"topology.reliability.mode": "EFFECTIVELY_ONCE", "topology.name": "wc"}
+    check_store({**eo, "heron.class.scheduler": "local"})
+    check_store({**eo, "heron.class.scheduler": "spark", ROOT_KEY: "/mnt/shared/ckpt"})
+    check_store({"heron.class.scheduler": "spark", "heron.statefulstorage.classname": "nope"})
+    with pytest.raises(ConfigurationError, match="unknown state store 'nope'"):
+        check_store({**eo, "heron.statefulstorage.classname": "nope"})
+    with pytest.raises(
+        ConfigurationError, match=f"topology 'wc' runs EFFECTIVELY_ONCE.*{ROOT_KEY}"
+    ):
+        check_store({**eo, "heron.class.scheduler": "spark"})

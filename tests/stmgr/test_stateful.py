@@ -209,7 +209,12 @@ class Harness:
             ckptmgr_pb2.StoreInstanceStateCheckpoint(checkpoint_id=checkpoint, state=state), task
         )
 
-    def restore(self, checkpoint: str, txid: int) -> None:
+    def restore(self, checkpoint: str, txid: int, complete: bool = True) -> None:
+        """Roll back to ``checkpoint``; ``complete``: as a consistent checkpoint is, it holds
+        a state of every local task (empty where the test stored none)."""
+        if checkpoint and complete and isinstance(self.checkpoints, FakeCheckpoints):
+            for task in (1, 3, 5):
+                self.checkpoints.states.setdefault((checkpoint, task), b"")
         self.s.on_restore(
             ckptmgr_pb2.RestoreTopologyStateRequest(checkpoint_id=checkpoint, restore_txid=txid)
         )
@@ -405,7 +410,7 @@ def test_a_marker_from_a_task_that_is_not_an_input_is_ignored() -> None:
 # --- rollback -------------------------------------------------------------------------------------
 def test_rollback_clears_drops_sends_barriers_and_restores_every_local_task() -> None:
     h = Harness()
-    for task, state in ((1, b"spout"), (3, b"relay")):  # count 5 has no state in C1
+    for task, state in ((1, b"spout"), (3, b"relay"), (5, b"")):  # count 5: an empty state
         h.checkpoints.states[C1, task] = state
     h.stored(1, C2)  # a checkpoint under way: relay 3 aligns it
     h.data(1, 3, "held")
@@ -433,6 +438,20 @@ def test_rollback_to_no_checkpoint_restores_empty_state_without_loading() -> Non
         ckptmgr_pb2.RestoreInstanceStateRequest(checkpoint_id="", restore_txid=7)
     ] * 3
     assert h.checkpoints.calls == []
+
+
+def test_a_rollback_to_a_checkpoint_missing_a_task_state_never_completes() -> None:
+    """A consistent checkpoint always holds every task's state; if the store lost one (or it
+    was written where this host cannot read it), the task must not start empty: the rollback
+    stops there, unanswered (the topology manager tries again after its timeout)."""
+    h = Harness()
+    h.checkpoints.states[C1, 1] = b"spout"  # relay 3 and count 5 are missing
+    h.restore(C1, 7, complete=False)
+    assert [task for task, _ in h.log] == [1]
+    for task in (1, 3, 5):
+        h.restored(task, 7)
+    h.barrier("stmgr-2", 7)
+    assert h.responses() == []
 
 
 def test_during_rollback_old_data_is_refused_until_each_answer_and_every_barrier() -> None:
@@ -524,11 +543,12 @@ def test_with_a_real_checkpoint_manager(tmp_path: Path) -> None:
         h.stored(1, C1, b"spout")
         h.marker(2, 3, C1)
         h.stored(3, C1, b"relay")
+        h.stored(5, C1, b"")
     finally:
         checkpoints.close()
     h.s.on_saved()
     assert h.tmanager == [
-        ckptmgr_pb2.InstanceStateStored(checkpoint_id=C1, task_id=t) for t in (1, 3)
+        ckptmgr_pb2.InstanceStateStored(checkpoint_id=C1, task_id=t) for t in (1, 3, 5)
     ]
     h.checkpoints = checkpoints = CheckpointManager(
         LocalFileSystemStore({"heron.statefulstorage.localfs.root.path": str(tmp_path)}, "wc")
