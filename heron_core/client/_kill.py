@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import os
 import shutil
 import time
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import psutil
 
+from heron_core.ckptmgr import create_state_store
 from heron_core.client import _launched as launched
 from heron_core.client._config import (
     Progress,
@@ -20,11 +22,20 @@ from heron_core.client._config import (
     stored_topology,
     topology_dir,
 )
+from heron_core.config import config_from_proto
 from heron_core.executor import ipc_dirs
 from heron_core.scheduler import EXECUTOR_GRACE_SECS
 from heron_core.statemgr import StateManager
 
-__all__ = ["kill", "stop_topology_processes", "topology_processes", "uninstall"]
+__all__ = [
+    "dispose_checkpoints",
+    "kill",
+    "stop_topology_processes",
+    "topology_processes",
+    "uninstall",
+]
+
+log = logging.getLogger(__name__)
 
 STOP_TIMEOUT_SECS = EXECUTOR_GRACE_SECS + 10.0
 """How long a topology's processes get to stop (the scheduler gives its executors
@@ -95,11 +106,34 @@ def stop_topology_processes(
     psutil.wait_procs(survivors, timeout=timeout)
 
 
+def dispose_checkpoints(state: StateManager, name: str) -> None:
+    """Delete every checkpoint of topology ``name`` from its state store, if it runs
+    ``EFFECTIVELY_ONCE`` (best effort: a store that fails is logged, the kill goes on)."""
+    topology = state.get_topology(name)
+    packing = state.get_packing_plan(name)
+    if topology is None or packing is None:
+        return
+    config = config_from_proto(topology.topology_config)
+    if config.get("topology.reliability.mode") != "EFFECTIVELY_ONCE":
+        return
+    tasks = [i.task_id for c in packing.containers for i in c.instances]
+    try:
+        store = create_state_store(config, name)
+        try:
+            store.dispose(tasks, "")
+        finally:
+            store.close()
+    except Exception as exc:  # the kill must go on; the files are the user's to remove
+        log.warning("topology %r: its checkpoints were not deleted: %s", name, exc)
+
+
 def uninstall(state: StateManager, name: str, root: Path, *, keep_dir: bool = False) -> None:
     """Delete a topology's nodes in Heron's kill order (absent ones are skipped): tmanager
     location, packing plan, physical plan, scheduler location, execution state, stateful
     checkpoints, topology; then remove the containers' ipc directories and, unless
-    ``keep_dir``, the working directory ``root``."""
+    ``keep_dir``, the working directory ``root``. An ``EFFECTIVELY_ONCE`` topology's
+    checkpoints go too (from its state store: `dispose_checkpoints`)."""
+    dispose_checkpoints(state, name)
     state.delete_tmanager_location(name)
     state.delete_packing_plan(name)
     state.delete_physical_plan(name)
@@ -125,7 +159,8 @@ def kill(
     """Kill topology ``name`` on ``cluster``: stop all its processes (its scheduler service
     stops its containers, wherever they run), delete its state in Heron's kill order
     (tmanager location, packing plan, physical plan, scheduler location, execution state,
-    topology) and remove its working directory.
+    stateful checkpoints, topology), delete the checkpoints of an EFFECTIVELY_ONCE topology
+    from its state store, and remove its working directory.
 
     ``overrides`` are ``key=value`` config overrides, e.g. the state manager's
     ``heron.statemgr.connection.string``.

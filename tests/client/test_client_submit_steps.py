@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from heron_core.ckptmgr import create_state_store
 from heron_core.client import (
     HERON_HOME_ENV,
     LoadedTopology,
@@ -159,6 +160,7 @@ KILL_ORDER = (
     "physical_plan",
     "scheduler_location",
     "execution_state",
+    "stateful_checkpoints",
     "topology",
 )
 
@@ -186,6 +188,20 @@ def test_uninstall_deletes_in_herons_kill_order(
         assert state.list_topologies() == []
     assert deleted == list(KILL_ORDER)
     assert not deployment.working_dir.exists()
+
+
+def test_uninstall_deletes_an_effectively_once_topologys_checkpoints(tmp_path: Path) -> None:
+    mode = ("topology.reliability.mode=EFFECTIVELY_ONCE",)
+    deployment = prepare("local", _loaded(None), mode, None, tmp_path)
+    tasks = [i.task_id for c in deployment.packing_plan.containers for i in c.instances]
+    store = create_state_store(deployment.config, "wc")
+    for task in tasks:
+        store.save("1700000000000-000001", task, b"state")
+    with _state(tmp_path) as state:
+        install(state, deployment)
+        uninstall(state, "wc", deployment.working_dir)
+    assert all(store.load("1700000000000-000001", task) is None for task in tasks)
+    assert (tmp_path / "checkpoints").is_dir()  # the store's root stays, empty of this topology
 
 
 # --- list / kill -----------------------------------------------------------------------------
