@@ -133,6 +133,7 @@ _SETTERS = {
     Kind.EXECUTION_STATE: "set_execution_state",
     Kind.TMANAGER_LOCATION: "set_tmanager_location",
     Kind.SCHEDULER_LOCATION: "set_scheduler_location",
+    Kind.STATEFUL_CHECKPOINTS: "set_stateful_checkpoints",
 }
 
 
