@@ -382,3 +382,33 @@ def test_bad_state_settings_name_the_topology_and_key(conf: dict[str, Any], matc
     with pytest.raises(ConfigurationError, match=match) as raised:
         _config(conf)
     assert str(raised.value).startswith("topology 'wc': 'topology.state.")
+
+
+class RewindingSpout(TestWordSpout, StatefulComponent):
+    """A Storm spout that mixes in the kernel's StatefulComponent to keep its position."""
+
+    def init_state(self, state: Any) -> None:
+        self.state = state
+
+    def pre_save(self, checkpoint_id: str) -> None:
+        self.state.put("saved at", checkpoint_id)
+
+
+def test_a_storm_spout_that_mixes_in_stateful_component_gets_its_state() -> None:
+    """Storm has no stateful spouts; one that mixes in ``heron_core.api.StatefulComponent``
+    gets ``init_state`` and ``pre_save`` through its adapter (so it can rewind); any other
+    Storm spout's adapter is no StatefulComponent (the instance warns that it cannot)."""
+    builder = TopologyBuilder()
+    builder.setSpout("words", RewindingSpout())
+    builder.setSpout("plain", TestWordSpout())
+    builder.setBolt("count", WordCount()).shuffleGrouping("words").shuffleGrouping("plain")
+    plan = builder.createTopology().to_logical_plan("wc")
+    spec: Any = plan.component("words").spec
+    adapter = pickle.loads(spec.pickled_object)
+    assert isinstance(adapter, StatefulComponent)
+    state = HashMapState()
+    adapter.init_state(state)
+    adapter.pre_save(CHECKPOINT_1)
+    assert dict(state.items()) == {"saved at": CHECKPOINT_1}
+    plain: Any = plan.component("plain").spec
+    assert not isinstance(pickle.loads(plain.pickled_object), StatefulComponent)

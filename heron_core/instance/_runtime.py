@@ -355,6 +355,13 @@ class InstanceRuntime:
         for auto_hook in load_auto_hooks(auto_hooks, self.context, self._where):
             self.add_hook(auto_hook)
         self.stateful = config.get("topology.reliability.mode") == "EFFECTIVELY_ONCE"
+        if self.stateful and self.is_spout and not isinstance(self.component, StatefulComponent):
+            log.warning(
+                "%s: this spout keeps no checkpointed state (it is no StatefulComponent): "
+                "after a rollback it does not rewind, and what it emitted since the last "
+                "consistent checkpoint is not replayed",
+                self._where,
+            )
         if self.stateful:
             self._wait_for_start()
             self._start_stateful(first=True)

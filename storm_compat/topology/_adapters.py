@@ -11,7 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, CustomGrouping, GlobalStreamId, InputBatch, Spout, Stream
+from heron_core.api import (
+    Bolt,
+    CustomGrouping,
+    GlobalStreamId,
+    InputBatch,
+    Spout,
+    State,
+    StatefulComponent,
+    Stream,
+)
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import UserCodeError
@@ -92,6 +101,20 @@ class SpoutAdapter(Spout):
             self.spout.close()
         finally:
             shut_shared_executor()
+
+
+class StatefulSpoutAdapter(SpoutAdapter, StatefulComponent):
+    """A `SpoutAdapter` for a Storm spout that also mixes in ``heron_core.api.
+    StatefulComponent`` (Storm has no stateful spouts): under ``EFFECTIVELY_ONCE`` its
+    ``init_state`` (before ``open``) and ``pre_save`` are called, so that it can keep its
+    position in its state and rewind to it after a rollback (then it is closed and opened
+    again). Any other spout cannot rewind."""
+
+    def init_state(self, state: State) -> None:
+        self.spout.init_state(state)  # type: ignore[attr-defined]
+
+    def pre_save(self, checkpoint_id: str) -> None:
+        self.spout.pre_save(checkpoint_id)  # type: ignore[attr-defined]
 
 
 class _StormBolt(Bolt):

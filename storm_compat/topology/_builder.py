@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from heron_core.api import DEFAULT_STREAM, GlobalStreamId, Grouping, Stream
+from heron_core.api import DEFAULT_STREAM, GlobalStreamId, Grouping, StatefulComponent, Stream
 from heron_core.api import TopologyBuilder as NativeBuilder
 from heron_core.config import Layer
 from heron_core.errors import TopologyValidationError
@@ -19,6 +19,7 @@ from storm_compat.topology._adapters import (
     BoltAdapter,
     CustomGroupingAdapter,
     SpoutAdapter,
+    StatefulSpoutAdapter,
 )
 from storm_compat.topology._declarer import OutputFieldsDeclarer
 from storm_compat.topology._interfaces import IBasicBolt, IRichBolt, IRichSpout
@@ -121,7 +122,12 @@ class StormTopology:
                 )
             par = _parallelism(comp, component_config, topology_config)
             if isinstance(comp.component, IRichSpout):
-                spout = SpoutAdapter(comp.component, comp.streams)
+                kind = (
+                    StatefulSpoutAdapter
+                    if isinstance(comp.component, StatefulComponent)
+                    else SpoutAdapter
+                )
+                spout = kind(comp.component, comp.streams)
                 builder.add_spout(comp.id, spout, par, component_config)
                 continue
             adapter: BoltAdapter | BasicBoltAdapter | StatefulBoltAdapter
