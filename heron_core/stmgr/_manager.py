@@ -503,12 +503,17 @@ class StreamManager:
             metrics.ack_batches_from_workers += acks
 
     def _publish_metrics(self) -> None:
+        stateful = None
+        if self._stateful is not None:  # the interval's counts (they restart from 0)
+            stateful = (self._stateful.dropped, self._stateful.given_up)
+            self._stateful.dropped = self._stateful.given_up = 0
         message = self._metrics.collect(
             self._clock(),
             int(self._wall_clock() * 1000),
             self._task_box.values(),
             {peer: box for peer, (_, box) in self._peers.peers.items()},
             len(self._trees),
+            stateful,
         )
         self._metrics.publish(message)
 

@@ -157,8 +157,12 @@ class StMgrMetrics:
         instance_boxes: Iterable[Outbox],
         peer_boxes: Mapping[str, Outbox],
         trees_tracked: int,
+        stateful: tuple[int, int] | None = None,
     ) -> metrics_pb2.MetricPublisherPublishMessage:
-        """The message of the interval ending at ``now``; resets every interval counter."""
+        """The message of the interval ending at ``now``; resets every interval counter.
+        ``stateful`` (EFFECTIVELY_ONCE): the interval's batches dropped as sent before a
+        rollback, and checkpoints given up at a gate (``__dropped_during_restore``,
+        ``__checkpoints_given_up``)."""
         message = metrics_pb2.MetricPublisherPublishMessage(
             publisher=metrics_pb2.MetricPublisher(
                 hostname=self.host, component_name=STMGR_COMPONENT, instance_id=self.stmgr_id
@@ -207,6 +211,9 @@ class StMgrMetrics:
             add(name=scope + "__ack_batches_to_stmgrs", value=str(box.ack_batches), type=SUM)
             box.batches = box.nbytes = box.ack_batches = 0
         add(name="__trees_tracked", value=str(trees_tracked), type=LAST)
+        if stateful is not None:
+            add(name="__dropped_during_restore", value=str(stateful[0]), type=SUM)
+            add(name="__checkpoints_given_up", value=str(stateful[1]), type=SUM)
         self._add_process(message, wall_ms)
         return message
 

@@ -200,9 +200,11 @@ class StatefulStMgr:
         self._restore: _Restore | None = None
         self._barriers: dict[str, int] = {}  # peer -> txid of the newest barrier it sent
         self.dropped = 0
-        """Tuple batches dropped because they were sent before a rollback."""
+        """Tuple batches dropped because they were sent before a rollback (the stream
+        manager publishes and resets it every metrics interval)."""
         self.given_up = 0
-        """Checkpoints given up at a gate (held-back tuples past the limit)."""
+        """Checkpoints given up at a gate (held-back tuples past the limit; published and
+        reset like `dropped`)."""
 
     def connect(
         self,
