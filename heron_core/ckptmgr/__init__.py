@@ -69,7 +69,7 @@ a mounted HDFS), or heron.statefulstorage.classname to a store every host reache
     if config.get("topology.reliability.mode") != "EFFECTIVELY_ONCE":
         return
     name = str(config.get("topology.name") or "topology")
-    create_state_store(config, name if name.isidentifier() else "topology")
+    create_state_store(config, name)
     scheduler = config.get("heron.class.scheduler", "local")
     store = config.get("heron.statefulstorage.classname", "localfs")
     shared = config.get("heron.statefulstorage.localfs.root.path")

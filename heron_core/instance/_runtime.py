@@ -54,7 +54,7 @@ from heron_core.instance._router import (
 )
 from heron_core.instance._spout import SpoutCollector
 from heron_core.instance.stmgr_client import StMgrClient
-from heron_core.network import ACKS, DATA, Dispatcher, max_frame_bytes
+from heron_core.network import DATA, Dispatcher, max_frame_bytes
 from heron_core.plugins import resolve_class
 from heron_core.proto import (
     ckptmgr_pb2,
@@ -283,16 +283,26 @@ class InstanceRuntime:
         )
         self.client.register(instance, self.args.topology_name, self.args.topology_id)
         log.info("registered with %s; waiting for the physical plan", self.client.endpoint)
-        while self._plan is None:
+        self._serve_until(lambda: self._plan is not None)
+        assert self._plan is not None
+        return self._plan
+
+    def _serve_until(self, done: Callable[[], bool]) -> None:
+        """Before the loops run: send what is pending and handle control messages until
+        ``done()``; tuples are kept in ``_early_data``, in order (queued for this task while
+        it was down; a rollback drops those that came before it: `_on_restore`)."""
+        client = self.client
+        while not done():
             if self._stop:
                 raise SystemExit(0)
-            if self.client.socket.poll(100, zmq.POLLIN):
-                frames = self.client.socket.recv_multipart()
-                if frames[0] == DATA:  # queued for this task while it was down: keep, in order
+            if client.pending:
+                client.drain()
+            if client.socket.poll(100, zmq.POLLIN):
+                frames = client.socket.recv_multipart()
+                if frames[0] == DATA:
                     self._early_data.append(frames[2])
                 else:
                     self._dispatcher.dispatch(frames)
-        return self._plan
 
     def _setup(self) -> None:
         code_dir = Path.cwd()  # the executor starts every instance in the code directory
@@ -398,24 +408,10 @@ class InstanceRuntime:
     # --- effectively-once ------------------------------------------------------------------
     def _wait_for_start(self) -> None:
         """EFFECTIVELY_ONCE, before the component starts: wait for the state to start from
-        (a rollback) and then the start. Tuples that came before the rollback are dropped;
-        those after it are kept for the bolt loop."""
-        if self._restore is None:
-            self._early_data.clear()
+        (a rollback) and then the start. Tuples that came before the rollback are dropped
+        (`_on_restore`); those after it are kept for the bolt loop."""
         self._halted = True
-        socket = self.client.socket
-        while not (self._start_due and self._restore is not None):
-            if self._stop:
-                raise SystemExit(0)
-            if self.client.pending:
-                self.client.drain()
-            if socket.poll(100, zmq.POLLIN):
-                frames = socket.recv_multipart()
-                if frames[0] == DATA:
-                    if self._restore is not None:
-                        self._early_data.append(frames[2])
-                else:
-                    self._dispatcher.dispatch(frames)
+        self._serve_until(lambda: self._start_due and self._restore is not None)
 
     def _on_restore(self, message: ckptmgr_pb2.RestoreInstanceStateRequest) -> None:
         """Roll back: drop what is buffered (of the run before), hold until the start, and
@@ -426,9 +422,7 @@ class InstanceRuntime:
         self._early_data.clear()
         if self._ready:
             self.router.discard()
-        self.client.pending = type(self.client.pending)(
-            f for f in self.client.pending if f[0] not in (DATA, ACKS)
-        )
+        self.client.drop_data()
         log.info(
             "%s: rolling back to checkpoint %s", self._where, message.checkpoint_id or "(none)"
         )

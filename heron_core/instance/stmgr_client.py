@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import zmq
 from google.protobuf.message import Message
 
-from heron_core.network import data_frames, encode, metrics_endpoint
+from heron_core.network import ACKS, DATA, data_frames, encode, metrics_endpoint
 from heron_core.proto import metrics_pb2, physical_plan_pb2, stmgr_pb2
 
 log = logging.getLogger(__name__)
@@ -123,6 +123,11 @@ class StMgrClient:
             self.socket.send_multipart(frames, zmq.NOBLOCK, copy=False)
         except zmq.Again:
             self.pending.append(frames)
+
+    def drop_data(self) -> None:
+        """Drop the tuple and ack batches waiting to be sent (a rollback: they belong to the
+        run before it); control messages stay, in order."""
+        self.pending = deque(f for f in self.pending if f[0] not in (DATA, ACKS))
 
     def drain(self) -> bool:
         """Send what waits; True when nothing is left waiting."""
