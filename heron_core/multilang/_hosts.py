@@ -307,19 +307,15 @@ class ShellBoltHost(_Host, Generic[H]):
         refuses is failed instead of sent)."""
         parts = []
         taken = 0
+        encode = process.encode_tuple
         for handle, component, stream, task, values in itertools.islice(pending, size):
             taken += 1
             tick = component == SYSTEM_COMPONENT and stream == TICK_STREAM
             tuple_id = str(next(self._ids))
-            message = {
-                "id": tuple_id,
-                "comp": component,
-                "stream": stream,
-                "task": -1 if task is None else task,
-                "tuple": list(values),
-            }
             try:
-                parts.append(process.encode(message))
+                parts.append(
+                    encode(tuple_id, component, stream, -1 if task is None else task, values)
+                )
             except (TypeError, ValueError) as exc:
                 log.error(
                     "%s: cannot send a tuple from %r stream %r to the subprocess (%s); it is "

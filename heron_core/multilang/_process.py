@@ -293,13 +293,16 @@ class ShellProcess:
         with self._write_lock:
             self._write(data)
 
-    def encode(self, message: object) -> bytes:
-        """``message`` as the serializer writes it.
+    def encode_tuple(
+        self, tuple_id: str, component: str | None, stream: str, task: int, values: Any
+    ) -> bytes:
+        """The tuple message ``{"id", "comp", "stream", "task", "tuple"}`` as the serializer
+        writes it.
 
         Raises:
-            TypeError, ValueError: the message holds values the serializer cannot carry.
+            TypeError, ValueError: ``values`` holds values the serializer cannot carry.
         """
-        return self._serializer.encode(message)
+        return self._serializer.encode_tuple(tuple_id, component, stream, task, values)
 
     def write_with_heartbeat(self, data: bytes = b"") -> int:
         """Send the encoded messages ``data`` and a heartbeat tuple right after them, in one

@@ -36,6 +36,7 @@ _OPENERS = re.compile(r"[{\[]")
 _QUOTED = 200
 _HEAD_BYTES = 4096
 _STREAM = re.compile(rb'"stream"\s*:\s*"([^"\\]{0,200})"')
+_encode = json.JSONEncoder().encode
 
 
 class MessageTooLarge(ValueError):
@@ -77,6 +78,25 @@ class Serializer(abc.ABC):
             TypeError: the message holds a value the format cannot carry.
         """
 
+    def encode_tuple(
+        self, tuple_id: str, component: str | None, stream: str, task: int, values: Any
+    ) -> bytes:
+        """The bytes of the tuple message ``{"id", "comp", "stream", "task", "tuple"}``
+        (what a bolt's subprocess reads as its input).
+
+        Raises:
+            TypeError, ValueError: ``values`` holds a value the format cannot carry.
+        """
+        return self.encode(
+            {
+                "id": tuple_id,
+                "comp": component,
+                "stream": stream,
+                "task": task,
+                "tuple": list(values),
+            }
+        )
+
     @abc.abstractmethod
     def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
         """Feed bytes read from the subprocess; the complete messages (dicts) and stray output
@@ -93,15 +113,35 @@ class JsonSerializer(Serializer):
     [Stray(text='hello'), {'command': 'sync'}]
     >>> s.decode(b'and": "log", "msg": "hi"}\\nend\\n')
     [{'command': 'log', 'msg': 'hi'}]
+    >>> s.encode_tuple("7", "split", "default", 2, ("a", 1))
+    b'{"id": "7", "comp": "split", "stream": "default", "task": 2, "tuple": ["a", 1]}\\nend\\n'
     """
 
     name = "json"
 
     def __init__(self) -> None:
         self._buffer = bytearray()
+        self._middles: dict[tuple[str | None, str, int], str] = {}
 
     def encode(self, message: object) -> bytes:
-        return json.dumps(message).encode() + b"\nend\n"
+        return _encode(message).encode() + b"\nend\n"
+
+    def encode_tuple(
+        self, tuple_id: str, component: str | None, stream: str, task: int, values: Any
+    ) -> bytes:
+        # what encode writes for the message, with the part between the id and the values
+        # encoded once per (component, stream, task)
+        where = (component, stream, task)
+        middle = self._middles.get(where)
+        if middle is None:
+            middle = self._middles[where] = (
+                f', "comp": {_encode(component)}, "stream": {_encode(stream)}, '
+                f'"task": {_encode(task)}, "tuple": '
+            )
+        if not isinstance(values, list | tuple):
+            values = list(values)
+        text = '{"id": ' + _encode(tuple_id) + middle + _encode(values) + "}\nend\n"
+        return text.encode()
 
     def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
         buffer = self._buffer

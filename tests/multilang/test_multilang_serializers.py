@@ -109,3 +109,24 @@ def test_encoding_what_the_format_cannot_carry_raises() -> None:
 def test_unknown_serializer_names_the_known_ones() -> None:
     with pytest.raises(ConfigurationError, match="'thrift'; known: json, msgpack"):
         serializer("thrift")
+
+
+@given(
+    st.text(max_size=8),
+    st.none() | st.text(max_size=8),
+    st.text(max_size=8),
+    st.integers(-1, 2**31),
+    st.lists(_values, max_size=4),
+    st.booleans(),
+)
+def test_a_tuple_message_is_its_dict_encoded(
+    tuple_id: str, component: str | None, stream: str, task: int, values: list[Any], as_tuple: bool
+) -> None:
+    # encode_tuple (the bolt host's input path) writes what encode writes for the same dict
+    message = {"id": tuple_id, "comp": component, "stream": stream, "task": task, "tuple": values}
+    for codec in (JsonSerializer(), MsgpackSerializer()):
+        for _ in range(2):  # the second time from the JSON serializer's cache
+            encoded = codec.encode_tuple(
+                tuple_id, component, stream, task, tuple(values) if as_tuple else values
+            )
+            assert encoded == codec.encode(message)
