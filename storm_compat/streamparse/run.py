@@ -13,10 +13,12 @@ in the same order, with two differences in how:
 - pystorm writes each message with a system call of its own (it flushes after every message):
   one wake-up of the host instance per emit and per ack. Here the emits, acks and fails that
   the component's main thread writes stay in a 64 KiB buffer until the component is about to
-  wait for input (or the buffer fills); every other message (``sync``, logs, errors, metrics,
-  the pid) is written at once with what was kept before it, as are messages written by any
-  other thread (a ``TicklessBatchingBolt``'s timer, a user's thread). Nothing is kept while the
-  component waits for input, so the host never waits for an answer that sits in a buffer.
+  wait for input, the buffer fills or the first of them has waited `LINGER_S` (10 ms: a
+  ``process`` that takes long, a ``next_tuple`` that sleeps after emitting); every other
+  message (``sync``, logs, errors, metrics, the pid) is written at once with what was kept
+  before it, as are messages written by any other thread (a ``TicklessBatchingBolt``'s timer,
+  a user's thread). Nothing is kept while the component waits for input, so the host never
+  waits for an answer that sits in a buffer.
 - Messages are encoded and decoded with the standard library's ``json`` (C encoder and
   scanner, one encoder for all messages) instead of ``simplejson`` with a new encoder per
   message; a message holding a value only simplejson encodes (``decimal.Decimal``) falls back
@@ -35,6 +37,7 @@ import logging
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -49,6 +52,9 @@ log = logging.getLogger(__name__)
 _BUFFER = 1 << 16
 _KEPT = frozenset(("emit", "ack", "fail"))
 """Commands a main-thread message of which may wait for the next read."""
+LINGER_S = 0.01
+"""The longest a kept message waits while the component computes (a long ``process``, a
+``next_tuple`` that sleeps after emitting): a thread writes it then."""
 _RESOURCES = "resources"
 _encode = json.JSONEncoder().encode
 _decode = json.JSONDecoder().decode
@@ -83,6 +89,8 @@ class BatchedJSONSerializer(JSONSerializer):
     _readline: Callable[[], bytes]
     _write: Callable[[bytes], int]
     _flush: Callable[[], None]
+    _kept: bool
+    _kept_event: threading.Event
 
     @classmethod
     def taking_over(cls, serializer: JSONSerializer, stdin: _Stdin) -> BatchedJSONSerializer:
@@ -96,13 +104,31 @@ class BatchedJSONSerializer(JSONSerializer):
         batched._readline = batched.input_stream.buffer.readline
         batched._write = batched.output_stream.buffer.write
         batched._flush = batched.output_stream.buffer.flush
+        batched._kept = False
+        batched._kept_event = threading.Event()
         stdin.before_wait = batched.write_kept
+        threading.Thread(target=batched._linger, name="multilang-linger", daemon=True).start()
         return batched
 
     def write_kept(self) -> None:
         """Write the messages kept back (the component is about to wait for input)."""
         with self._writer_lock:
             self._flush()
+            self._kept = False
+
+    def _linger(self) -> None:
+        """Write what was kept `LINGER_S` after the first of it, if still kept by then."""
+        while True:
+            self._kept_event.wait()
+            self._kept_event.clear()
+            time.sleep(LINGER_S)
+            with self._writer_lock:
+                if self._kept:
+                    try:
+                        self._flush()
+                    except (OSError, ValueError):
+                        return  # the host went away: the main thread finds out
+                    self._kept = False
 
     def read_message(self) -> Any:
         """The next message: its lines up to ``end``, blank lines skipped, as pystorm reads."""
@@ -149,12 +175,16 @@ class BatchedJSONSerializer(JSONSerializer):
 
     def send_message(self, msg_dict: dict[str, Any]) -> None:
         """Write ``msg_dict``; written through at once unless the main thread sends an emit, an
-        ack or a fail (those wait for the next read of input or a full buffer)."""
+        ack or a fail (those wait for the next read of input, a full buffer or `LINGER_S`)."""
         with self._writer_lock:
             try:
                 self._write(self.serialize_dict(msg_dict).encode("utf-8"))
                 if msg_dict.get("command") not in _KEPT or threading.get_ident() != self._main:
                     self._flush()
+                    self._kept = False
+                elif not self._kept:
+                    self._kept = True
+                    self._kept_event.set()
             except OSError as exc:
                 raise StormWentAwayError() from exc
             except Exception:

@@ -21,7 +21,9 @@ from storm_compat.streamparse import RUN_MODULE
 
 COMPONENTS = '''
 import decimal
+import os
 import threading
+import time
 
 from pystorm import Bolt
 
@@ -31,7 +33,13 @@ class Echo(Bolt):
 
     def process(self, tup):
         word = tup.values[0]
-        if word == "late":
+        if word == "slow":
+            # emits, then computes until the test creates "release" (up to a minute)
+            self.emit(["before a long computation"])
+            deadline = time.monotonic() + 60
+            while not os.path.exists("release") and time.monotonic() < deadline:
+                time.sleep(0.01)
+        elif word == "late":
             # another thread emits once this input is processed and acked
             threading.Timer(0.2, self.emit, (["from a thread"],), {"anchors": []}).start()
         elif int(tup.id) % 2:
@@ -141,3 +149,10 @@ def test_nothing_is_held_while_waiting_for_input(
     process.stdin.write(_tuple(2, "late").encode())
     process.stdin.flush()
     _read_until(process, b'"tuple": ["from a thread"]', seen)
+    # an emit is not kept while the component computes for long (it comes after LINGER_S)
+    process.stdin.write(_tuple(4, "slow").encode())
+    process.stdin.flush()
+    _read_until(process, b'"tuple": ["before a long computation"]', seen)
+    assert b'"id": "4"}' not in seen  # not acked: process() still runs
+    (code / "release").touch()
+    _read_until(process, b'{"command": "ack", "id": "4"}', seen)
