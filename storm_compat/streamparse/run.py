@@ -29,6 +29,7 @@ The ``msgpack`` serializer is pystorm's own, unchanged.
 
 from __future__ import annotations
 
+import _thread
 import argparse
 import importlib
 import io
@@ -107,7 +108,9 @@ class BatchedJSONSerializer(JSONSerializer):
         batched._kept = False
         batched._kept_event = threading.Event()
         stdin.before_wait = batched.write_kept
-        threading.Thread(target=batched._linger, name="multilang-linger", daemon=True).start()
+        # not a threading.Thread: pystorm ends the process with os._exit, skipping the user's
+        # atexit handlers, when threading counts more than one thread
+        _thread.start_new_thread(batched._linger, ())
         return batched
 
     def write_kept(self) -> None:

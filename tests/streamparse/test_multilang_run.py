@@ -20,6 +20,7 @@ import pytest
 from storm_compat.streamparse import RUN_MODULE
 
 COMPONENTS = '''
+import atexit
 import decimal
 import os
 import threading
@@ -30,6 +31,9 @@ from pystorm import Bolt
 
 class Echo(Bolt):
     """Emits each input's values back, plus a Decimal and a line break for the odd ones."""
+
+    def initialize(self, storm_conf, context):
+        atexit.register(lambda: open("atexit-ran", "w").close())
 
     def process(self, tup):
         word = tup.values[0]
@@ -105,7 +109,10 @@ def test_writes_what_streamparse_run_writes(code: Path) -> None:
     body += "\n" + _tuple(300, "two lines").replace('"task": 2,', '"task": 2,\n')
     stdin = (_handshake(code.parent / "pids") + body).encode()
     ours = _run(code, ["-m", RUN_MODULE, "echo_components.Echo"], stdin)
+    # the process ends as streamparse_run's does: sys.exit, so the user's atexit handlers run
+    (code / "atexit-ran").unlink()
     theirs = _run(code, ["-m", "streamparse.run", "echo_components.Echo"], stdin)
+    assert (code / "atexit-ran").exists()
     assert ours == theirs
     assert ours.count(b'"command": "emit"') == 301
     assert b'1.10, "a\\nb", "\\u00e9"' in ours  # Decimal through pystorm's own encoding
