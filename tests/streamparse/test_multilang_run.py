@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import msgpack  # type: ignore[import-untyped]
 import pytest
 
 from storm_compat.streamparse import RUN_MODULE
@@ -163,3 +164,28 @@ def test_nothing_is_held_while_waiting_for_input(
     assert b'"id": "4"}' not in seen  # not acked: process() still runs
     (code / "release").touch()
     _read_until(process, b'{"command": "ack", "id": "4"}', seen)
+
+
+def test_msgpack_is_pystorms_own(code: Path) -> None:
+    # -s msgpack: pystorm's msgpack serializer over the process's own stdin and stdout
+    context = json.loads(_handshake(code.parent / "pids").split("\n")[0])
+    messages = [context] + [
+        {"id": str(n), "comp": "words", "stream": "default", "task": 2, "tuple": [f"w{n}"]}
+        for n in range(0, 40, 2)
+    ]
+    stdin = b"".join(msgpack.packb(m) for m in messages)
+
+    def answers(argv: list[str]) -> list[object]:
+        done = subprocess.run(
+            [sys.executable, *argv], cwd=code, input=stdin, capture_output=True, timeout=120
+        )
+        assert done.returncode == 2, done.stderr.decode()
+        unpacker = msgpack.Unpacker(raw=False, strict_map_key=False)
+        unpacker.feed(done.stdout)
+        return [m for m in unpacker if m.get("command") != "log" and "pid" not in m]
+
+    ours = answers(["-m", RUN_MODULE, "-s", "msgpack", "echo_components.Echo"])
+    assert ours == answers(["-m", "streamparse.run", "-s", "msgpack", "echo_components.Echo"])
+    assert [m["tuple"] for m in ours if m["command"] == "emit"] == [
+        [f"w{n}"] for n in range(0, 40, 2)
+    ]
