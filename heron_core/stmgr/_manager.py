@@ -503,10 +503,7 @@ class StreamManager:
             metrics.ack_batches_from_workers += acks
 
     def _publish_metrics(self) -> None:
-        stateful = None
-        if self._stateful is not None:  # the interval's counts (they restart from 0)
-            stateful = (self._stateful.dropped, self._stateful.given_up)
-            self._stateful.dropped = self._stateful.given_up = 0
+        stateful = None if self._stateful is None else self._stateful.take_counts()
         message = self._metrics.collect(
             self._clock(),
             int(self._wall_clock() * 1000),

@@ -200,11 +200,18 @@ class StatefulStMgr:
         self._restore: _Restore | None = None
         self._barriers: dict[str, int] = {}  # peer -> txid of the newest barrier it sent
         self.dropped = 0
-        """Tuple batches dropped because they were sent before a rollback (the stream
-        manager publishes and resets it every metrics interval)."""
+        """Tuple batches dropped because they were sent before a rollback, since the last
+        `take_counts`."""
         self.given_up = 0
-        """Checkpoints given up at a gate (held-back tuples past the limit; published and
-        reset like `dropped`)."""
+        """Checkpoints given up at a gate (held-back tuples past the limit), since the last
+        `take_counts`."""
+
+    def take_counts(self) -> tuple[int, int]:
+        """``(dropped, given_up)`` of the interval that ends, both restarting from 0 (the
+        stream manager publishes them every metrics interval)."""
+        counts = (self.dropped, self.given_up)
+        self.dropped = self.given_up = 0
+        return counts
 
     def connect(
         self,
