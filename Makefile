@@ -33,25 +33,19 @@ $(COMPILED_STAMP): $(HOT) heron_core/_compiled.py | $(STAMP)
 run: install
 	$(BIN)/heron run topologies/word_count.py --time $(RUN_SECONDS)
 
-# The whole suite: kernel tests, the Storm conformance suite and doctests.
+# The whole suite: kernel tests, the Storm conformance suite and doctests, TEST_JOBS files at
+# a time (pytest-xdist; much of the suite waits on the processes it starts; TEST_JOBS=0 runs
+# it in one process).
+TEST_JOBS ?= 3
+PYTEST_JOBS := -n $(TEST_JOBS) --dist loadfile
+
 test: install
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(PYTEST_JOBS) $(PYTEST_ARGS)
 
-# The plain Python fallback of the compiled hot path (HERON_PURE_PYTHON=1, which every process
-# a test starts inherits): the hot path's own tests, their doctests, a multilang host and
-# topologies run end to end. CI runs it after `make test`; `HERON_PURE_PYTHON=1 make test` runs
-# everything so.
-PURE_TESTS := tests/packaging tests/instance tests/stmgr/test_trees.py heron_core/instance \
-	heron_core/stmgr tests/multilang/test_multilang_hosts.py \
-	tests/e2e/test_process_model.py::test_word_count_gives_exact_counts \
-	tests/e2e/test_process_model.py::test_each_grouping_keeps_its_contract \
-	tests/e2e/test_acking.py::test_random_failures_are_replayed_until_every_id_is_acked_once \
-	tests/e2e/test_acking.py::test_max_spout_pending_is_never_exceeded \
-	tests/e2e/test_acking.py::test_a_bolt_that_takes_whole_batches_settles_their_inputs \
-	tests/e2e/test_acking.py::test_with_acking_off_nothing_is_tracked
-
+# The same suite on the plain Python fallback of the compiled hot path (HERON_PURE_PYTHON=1,
+# which every process a test starts inherits). CI runs it after `make test`.
 test-pure: install
-	HERON_PURE_PYTHON=1 $(BIN)/python -m pytest $(PURE_TESTS) $(PYTEST_ARGS)
+	HERON_PURE_PYTHON=1 $(BIN)/python -m pytest $(PYTEST_JOBS) $(PYTEST_ARGS)
 
 lint: install
 	$(BIN)/ruff check .

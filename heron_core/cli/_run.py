@@ -23,7 +23,9 @@ __all__ = ["run_command"]
     type=click.FloatRange(min=0, min_open=True),
     default=None,
     metavar="SECONDS",
-    help="Stop after SECONDS. Default: run until Ctrl-C (SIGINT) or SIGTERM.",
+    help="Stop SECONDS after every instance of the topology reported its first metrics (its "
+    "start-up is not counted; after 60 s of start-up the time counts anyway). Default: run "
+    "until Ctrl-C (SIGINT) or SIGTERM.",
 )
 @click.option(
     "--containers",

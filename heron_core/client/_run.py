@@ -6,7 +6,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,6 +28,8 @@ __all__ = ["RunResult", "run"]
 CLUSTER = "local"
 LOG_POLL_SECS = 0.2
 """How often the logs are read for lines to show."""
+START_LIMIT_S = 60.0
+"""How long `run` waits for every instance to report before its time limit counts anyway."""
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,10 @@ class RunResult:
     Attributes:
         topology_name: the topology's name.
         topology_id: its id.
-        elapsed: seconds it ran (from scheduling to the stop request).
+        elapsed: seconds it ran, from when every instance had reported its first metrics
+            (from scheduling when some never did) to the stop request.
+        started_in: seconds from scheduling until every instance had reported its first
+            metrics (None: some never did).
         stopped_by: ``"time limit"`` or the signal that stopped it (``"SIGINT"``).
         components: the last counters read, per component (empty if none were read), with
             the restarts of their instances.
@@ -52,6 +57,7 @@ class RunResult:
     components: tuple[ComponentStats, ...]
     working_dir: Path | None
     logs_dir: Path | None = None
+    started_in: float | None = None
 
 
 def _restarts(stats: Sequence[ComponentStats], restarts: dict[str, int]) -> list[ComponentStats]:
@@ -101,7 +107,10 @@ def run(
     multilang ``log`` commands, warnings, errors and tracebacks; not the kernel's routine
     records) are shown as ``<component>:<task> | <line>`` unless ``show_logs`` is false,
     and every crash of a process as one line with its exit status (see `LogFollower`). It
-    runs until ``seconds`` have passed or SIGINT/SIGTERM arrives, then stops every process,
+    runs until SIGINT/SIGTERM arrives or ``seconds`` have passed since every instance reported
+    its first metrics (the time the processes take to start is not counted; when some
+    instance has not reported `START_LIMIT_S` after scheduling, the time counts from then on
+    anyway), then stops every process,
     deletes the state and prints a summary table (with the restarts per component) and
     ``logs: <path>``. Unless ``keep_dir``, the working directory is removed and its logs
     are moved to ``<heron home>/logs/<topology>-<date>-<time>`` first (with a temporary
@@ -110,7 +119,7 @@ def run(
     Args:
         spec: a Python file or ``module:attr``, or a topology another front end already
             loaded (e.g. ``heron sparse run``'s streamparse project).
-        seconds: the time limit (None: until a signal).
+        seconds: the time limit, counted once the topology runs (None: until a signal).
         containers: sets ``topology.stmgrs``.
         overrides: ``key=value`` config overrides.
         name: the topology name (default: the topology's own); unused for a
@@ -145,6 +154,7 @@ def run(
             progress(f"note: {line}")
         topology = deployment.topology
         components = {c.name: c.is_spout for c in loaded.plan.components}
+        parallelism = {c.name: c.parallelism for c in loaded.plan.components}
         stats: list[ComponentStats] = []
         meter = RateMeter(float(deployment.config.get("heron.metrics.export.interval.sec", 1.0)))
         scheduler = LocalScheduler()
@@ -160,26 +170,32 @@ def run(
             try:
                 progress(f"running {topology.name!r}: {deployment.size}; logs in {logs}")
                 scheduler.on_schedule(deployment.packing_plan)
-                start = next_read = time.monotonic()
+                scheduled = next_read = time.monotonic()
+                # when every instance had reported: the time limit counts from then
+                started: float | None = None
                 with ProgressView(console, topology.name) as view:
                     while not stop.requested:
                         now = time.monotonic()
+                        start = started if started is not None else scheduled + START_LIMIT_S
                         if seconds is not None and now - start >= seconds:
                             break
                         if now >= next_read:
                             messages = metrics.fetch()
                             if messages is not None:
                                 stats = component_stats(components, messages, meter)
+                                if started is None and _all_reported(stats, parallelism):
+                                    started = now
                             stats = _restarts(stats, follower.restarts())
-                            status = "running" if messages is not None else "starting"
-                            view.update(stats or None, now - start, status)
+                            status = "running" if started is not None else "starting"
+                            view.update(stats or None, now - scheduled, status)
                             next_read = now + poll_interval
                         follower.poll()
                         wake = min(next_read, time.monotonic() + LOG_POLL_SECS)
                         if seconds is not None:
                             wake = min(wake, start + seconds)
                         stop.wait(wake - time.monotonic())
-                elapsed = time.monotonic() - start
+                elapsed = time.monotonic() - (started if started is not None else scheduled)
+                started_in = None if started is None else started - scheduled
                 stopped_by = stop.name or "time limit"
                 progress(f"stopping {topology.name!r} ({stopped_by})")
             finally:
@@ -199,7 +215,8 @@ def run(
                     shutil.rmtree(entry, ignore_errors=True)
             if kept_logs is None:
                 shutil.rmtree(home, ignore_errors=True)
-    title = f"{topology.name}: ran {elapsed:.1f} s, stopped by {stopped_by}"
+    begun = "not every instance started" if started_in is None else f"{started_in:.1f} s to start"
+    title = f"{topology.name}: ran {elapsed:.1f} s ({begun}), stopped by {stopped_by}"
     averages = [s.throughput / elapsed if elapsed > 0 else 0.0 for s in stats]
     console.print(stats_table(title, stats, averages, console.width))
     kept = deployment.working_dir if keep_dir else None
@@ -207,4 +224,18 @@ def run(
         console.print(f"working directory kept: {kept}", highlight=False, markup=False)
     if kept_logs is not None:
         console.print(f"logs: {kept_logs}", highlight=False, markup=False, soft_wrap=True)
-    return RunResult(topology.name, topology.id, elapsed, stopped_by, tuple(stats), kept, kept_logs)
+    return RunResult(
+        topology.name,
+        topology.id,
+        elapsed,
+        stopped_by,
+        tuple(stats),
+        kept,
+        kept_logs,
+        started_in,
+    )
+
+
+def _all_reported(stats: Sequence[ComponentStats], parallelism: Mapping[str, int]) -> bool:
+    """Whether every instance of every component is in ``stats`` (has sent its metrics)."""
+    return all(s.instances >= parallelism[s.component] for s in stats)

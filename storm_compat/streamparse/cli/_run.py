@@ -29,8 +29,9 @@ __all__ = ["run_command"]
     default=0,
     show_default=True,
     metavar="SECONDS",
-    help="Stop after SECONDS (streamparse hands this value to Flux, which reads it as "
-    "milliseconds; here it is seconds). 0: run until Ctrl-C.",
+    help="Stop SECONDS after every instance reported its first metrics, start-up not counted "
+    "(streamparse hands this value to Flux, which reads it as milliseconds; here it is "
+    "seconds). 0: run until Ctrl-C.",
 )
 @environment_option
 @topology_options
