@@ -38,7 +38,6 @@ class Ran:
     command: list[str]
     returncode: int
     lines: list[tuple[float, str]]  # (time.time() when read, line)
-    exited_at: float
 
     @property
     def stdout(self) -> str:
@@ -141,10 +140,9 @@ def heron(
         pytest.fail(
             f"{command} did not end within {DEADLINE_S} s:\n" + "\n".join(line for _, line in lines)
         )
-    exited_at = time.time()
     reader.join(30)
     assert proc.stdout is not None
     proc.stdout.close()
-    ran = Ran(command, proc.returncode, lines, exited_at)
+    ran = Ran(command, proc.returncode, lines)
     assert ran.returncode == 0, f"{command} exited {ran.returncode}:\n{ran.stdout}"
     return ran

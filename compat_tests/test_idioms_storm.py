@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from compat_support import logs_under
 from idiom_support import IDIOMS, Records, heron, idiom_run, median
 
 pytestmark = pytest.mark.processes
@@ -31,8 +32,10 @@ def run_sleepy(tmp_path: Path, seconds: int, spout_ms: int, bolt_ms: int) -> tup
             env={"SPOUT_SLEEP_MS": str(spout_ms), "BOLT_SLEEP_MS": str(bolt_ms)},
         )
         stopped = ran.first("stopping")
-        # Storm's LocalCluster returns from killTopology within seconds: so must a run
-        assert ran.exited_at - stopped < 5.0, ran.stdout
+        # Storm's LocalCluster returns from killTopology within seconds: here every process
+        # stops by itself at SIGTERM, none is killed when its grace period ends (a bound on
+        # the wall clock would not hold on a loaded machine, where a clean stop took 10 s)
+        assert "did not stop within" not in ran.stdout + logs_under(home), ran.stdout
         return Records.read(out), stopped
 
 
