@@ -39,10 +39,9 @@ class RunResult:
     Attributes:
         topology_name: the topology's name.
         topology_id: its id.
-        elapsed: seconds it ran, from when every instance had reported its first metrics
-            (from scheduling when some never did) to the stop request.
+        elapsed: seconds it ran (from scheduling to the stop request).
         started_in: seconds from scheduling until every instance had reported its first
-            metrics (None: some never did).
+            metrics, where the time limit starts (None: some never did).
         stopped_by: ``"time limit"`` or the signal that stopped it (``"SIGINT"``).
         components: the last counters read, per component (empty if none were read), with
             the restarts of their instances.
@@ -194,7 +193,7 @@ def run(
                         if seconds is not None:
                             wake = min(wake, start + seconds)
                         stop.wait(wake - time.monotonic())
-                elapsed = time.monotonic() - (started if started is not None else scheduled)
+                elapsed = time.monotonic() - scheduled
                 started_in = None if started is None else started - scheduled
                 stopped_by = stop.name or "time limit"
                 progress(f"stopping {topology.name!r} ({stopped_by})")
@@ -215,7 +214,7 @@ def run(
                     shutil.rmtree(entry, ignore_errors=True)
             if kept_logs is None:
                 shutil.rmtree(home, ignore_errors=True)
-    begun = "not every instance started" if started_in is None else f"{started_in:.1f} s to start"
+    begun = "not all started" if started_in is None else f"{started_in:.1f} s to start"
     title = f"{topology.name}: ran {elapsed:.1f} s ({begun}), stopped by {stopped_by}"
     averages = [s.throughput / elapsed if elapsed > 0 else 0.0 for s in stats]
     console.print(stats_table(title, stats, averages, console.width))
