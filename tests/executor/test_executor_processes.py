@@ -10,6 +10,8 @@ import sys
 import psutil
 import pytest
 from executor_support import (  # noqa: F401 - fake_container_fixture is a fixture
+    FAST,
+    GIVE_UP_AFTER_TWO,
     FakeContainer,
     alive,
     fake_container_fixture,
@@ -21,10 +23,6 @@ from heron_core.executor import ipc_dir, ipc_dirs, stop_processes
 
 pytestmark = pytest.mark.processes
 
-FAST = {
-    "heron.executor.restart.backoff.initial.secs": 0.1,
-    "heron.executor.restart.backoff.max.secs": 0.2,
-}
 TASKS_1 = ("container_1_word_1", "container_1_count_3")
 
 
@@ -94,9 +92,7 @@ def test_instances_restart_with_their_stmgr(fake_container: FakeContainer) -> No
 
 
 def test_gives_up_after_max_attempts_and_leaves_nothing(fake_container: FakeContainer) -> None:
-    write_topology(
-        fake_container.state_config, **FAST, **{"heron.executor.restart.max.attempts": 2}
-    )
+    write_topology(fake_container.state_config, **GIVE_UP_AFTER_TWO)
     fake_container.behave(container_1_count_3="crash")
     executor = fake_container.executor(1)
     assert executor.wait(timeout=120) == 1

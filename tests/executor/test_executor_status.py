@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 from executor_support import (  # noqa: F401 - fake_container_fixture is a fixture
+    FAST,
+    GIVE_UP_AFTER_TWO,
     FakeContainer,
     fake_container_fixture,
     wait_until,
@@ -15,11 +17,6 @@ from executor_support import (  # noqa: F401 - fake_container_fixture is a fixtu
 )
 
 from heron_core.executor import ProcessStatus, StatusFile, read_status, status_path
-
-FAST = {
-    "heron.executor.restart.backoff.initial.secs": 0.1,
-    "heron.executor.restart.backoff.max.secs": 0.2,
-}
 
 
 def test_counts_are_written_on_flush_and_read_back_by_a_successor(tmp_path: Path) -> None:
@@ -56,9 +53,7 @@ def test_an_unreadable_status_file_reads_as_empty(tmp_path: Path, text: str) -> 
 
 @pytest.mark.processes
 def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContainer) -> None:
-    write_topology(
-        fake_container.state_config, **FAST, **{"heron.executor.restart.max.attempts": 2}
-    )
+    write_topology(fake_container.state_config, **GIVE_UP_AFTER_TWO)
     fake_container.behave(container_1_count_3="crash")
     executor = fake_container.executor(1)
     assert executor.wait(timeout=120) == 1
