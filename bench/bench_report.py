@@ -100,12 +100,12 @@ def machine() -> str:
     versions = ", ".join(f"{p} {_version(p)}" for p in PACKAGES)
     return (
         f"{psutil.cpu_count()} cores ({cpu}), {psutil.virtual_memory().total / 2**30:.0f} GiB, "
-        f"Python {platform.python_version()}, {_java()}, {versions}; hot path {_hot_path()}; "
+        f"Python {platform.python_version()}, {_java()}, {versions}; hot path {hot_path()}; "
         f"tree {_tree()}"
     )
 
 
-def _hot_path() -> str:
+def hot_path() -> str:
     """Whether the per-tuple modules run compiled (heron_core/_compiled.py)."""
     from heron_core._compiled import compiled_now
 

@@ -34,9 +34,19 @@ from bench_clusters import StateServer, cluster_case, run_cluster  # noqa: E402
 from bench_harness import TopologyCase, run_topology  # noqa: E402
 from bench_meters import IdleGate  # noqa: E402
 from bench_peers import PEERS, run_peers  # noqa: E402
-from bench_report import Result, load, machine, median, ratios, record, table  # noqa: E402
+from bench_report import (  # noqa: E402
+    Result,
+    hot_path,
+    load,
+    machine,
+    median,
+    ratios,
+    record,
+    table,
+)
 from word_count import WORDS_PER_SENTENCE, sentences  # noqa: E402
 
+from heron_core._compiled import pure_python_forced  # noqa: E402
 from heron_core.config import REGISTRY  # noqa: E402
 
 FRONTENDS = {
@@ -324,6 +334,7 @@ def against(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
+    their_path = _build_hot_path(base, rev)
     runs: dict[tuple[str, str], list[Result]] = {}
     try:
         for round_number in range(repeat):
@@ -346,6 +357,8 @@ def against(
         )
         shutil.rmtree(scratch, ignore_errors=True)  # the worktree's (now empty) parent
     lines = [
+        f"Hot path: this tree {hot_path()}, {rev} {their_path}.",
+        "",
         f"| case | this tree ({_short('HEAD')}{'+' if _dirty() else ''}) | {rev} "
         f"({_short(rev)}) | this / {rev} |",
         "|---|---|---|---|",
@@ -361,6 +374,27 @@ def against(
             f"{ours.rate / theirs.rate:.3f}x (runs: {every}) |"
         )
     return "\n".join(lines)
+
+
+def _build_hot_path(tree: Path, rev: str) -> str:
+    """Compile the hot path of the worktree ``tree`` in place, as this tree's is, so that both
+    trees run alike (with HERON_PURE_PYTHON set, both run their plain sources: nothing is
+    built); how ``rev``'s hot path runs."""
+    if pure_python_forced():
+        return "plain Python"
+    print(f"compiling the hot path of {rev} in its worktree (mypyc) ...", flush=True)
+    built = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        cwd=tree,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    if built.returncode != 0:
+        print(f"{rev}: compiling failed; it runs its plain sources:\n{built.stderr}", flush=True)
+        return "plain Python (compiling failed)"
+    return "compiled (mypyc)"
 
 
 def _short(rev: str) -> str:
@@ -493,9 +527,10 @@ def main() -> None:
         metavar="REV",
         help="measure a change: run the selected word count and identity cases (default: "
         "native-off-1 native-on-1) on this tree and on git revision REV (checked out in a "
-        "temporary worktree), alternating the two trees case by case in every round, and "
-        "report both medians and each case's ratio (this tree / REV); --repeat rounds "
-        "(default 3)",
+        "temporary worktree, its hot path compiled as this tree's is; with "
+        "HERON_PURE_PYTHON=1 both trees run their plain sources), alternating the two trees "
+        "case by case in every round, and report both medians and each case's ratio (this "
+        "tree / REV); --repeat rounds (default 3)",
     )
     parser.add_argument("--result-json", metavar="FILE", help=argparse.SUPPRESS)
     parser.add_argument("--list", action="store_true", help="print the selected cases and exit")

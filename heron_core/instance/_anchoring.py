@@ -44,6 +44,42 @@ _WARN_ACKED = "anchored a new tuple to a tuple already acked or failed"
 _WARN_TWICE = "acked or failed the same tuple twice; ignored"
 
 
+class InputStats:
+    """Ack and fail counts and summed process time (s, receipt to ack or fail) of the tuples a
+    bolt received on one (source component, stream); each received Tuple's ``_origin``.
+
+    An ack or fail only adds the tuple's receipt time to ``received_s``, without reading the
+    clock; :meth:`settle`, called after each batch and tick, counts them done at that time. So
+    the process latency is measured to the end of the batch in which the ack happened (about a
+    millisecond late at most), for a clock read per batch instead of per tuple.
+
+    Compiled, its fields are C fields: `Acker.count_ack` (acking off, once per input)
+    adds to them without a dictionary or descriptor lookup.
+    """
+
+    __slots__ = ("acked", "failed", "process_s", "received_s", "settled")
+
+    acked: int
+    failed: int
+    process_s: float
+    received_s: float
+    settled: int  # acks and fails counted into process_s
+
+    def __init__(self) -> None:
+        self.acked = 0
+        self.failed = 0
+        self.process_s = 0.0
+        self.received_s = 0.0
+        self.settled = 0
+
+    def settle(self, now: float) -> None:
+        new = self.acked + self.failed - self.settled
+        if new:
+            self.process_s += new * now - self.received_s
+            self.received_s = 0.0
+            self.settled += new
+
+
 class Tree:
     """The anchors of the copies of one emit (a base: the router only calls ``copy``)."""
 
@@ -216,7 +252,7 @@ class Acker:
     @staticmethod
     def count_ack(tup: Tuple) -> None:
         """Count ``tup`` acked (its input stream's counters)."""
-        stats = tup._origin
+        stats: InputStats | None = tup._origin
         if stats is not None:
             stats.acked += 1
             stats.received_s += tup._received
@@ -224,7 +260,7 @@ class Acker:
     @staticmethod
     def count_fail(tup: Tuple) -> None:
         """Count ``tup`` failed (its input stream's counters)."""
-        stats = tup._origin
+        stats: InputStats | None = tup._origin
         if stats is not None:
             stats.failed += 1
             stats.received_s += tup._received

@@ -32,7 +32,7 @@ from heron_core.api.hooks import TaskHook
 from heron_core.config import acking_enabled
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker
+from heron_core.instance._anchoring import Acker, InputStats
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._hooks import (
@@ -99,33 +99,6 @@ _perf = time.perf_counter
 _MARSHAL = tuple_pb2.MARSHAL
 
 
-class _InputStats:
-    """Ack and fail counts and summed process time (s, receipt to ack or fail) of the tuples a
-    bolt received on one (source component, stream); each received Tuple's ``_origin``.
-
-    An ack or fail only adds the tuple's receipt time to ``received_s``, without reading the
-    clock; :meth:`settle`, called after each batch and tick, counts them done at that time. So
-    the process latency is measured to the end of the batch in which the ack happened (about a
-    millisecond late at most), for a clock read per batch instead of per tuple.
-    """
-
-    __slots__ = ("acked", "failed", "process_s", "received_s", "settled")
-
-    def __init__(self) -> None:
-        self.acked = 0
-        self.failed = 0
-        self.process_s = 0.0
-        self.received_s = 0.0
-        self.settled = 0  # acks and fails counted into process_s
-
-    def settle(self, now: float) -> None:
-        new = self.acked + self.failed - self.settled
-        if new:
-            self.process_s += new * now - self.received_s
-            self.received_s = 0.0
-            self.settled += new
-
-
 def build_component(spec: topology_pb2.ComponentSpec, where: str, is_spout: bool) -> Any:
     """The user object a component spec describes: for a shell spec, a multilang
     ``ShellSpout`` or ``ShellBolt`` running its command."""
@@ -163,7 +136,7 @@ class InstanceRuntime:
         self.immediate_acks: deque[tuple[Any, str]] = deque()
         self.acked: dict[str, int] = {}  # spouts: per stream
         self.failed: dict[str, int] = {}
-        self._inputs: dict[tuple[str, str], _InputStats] = {}  # bolts: per (source, stream)
+        self._inputs: dict[tuple[str, str], InputStats] = {}  # bolts: per (source, stream)
         self._published_outcomes: dict[tuple[str, str], int] = {}  # settled, last publish
         self.timed_out: dict[str, int] = {}  # spouts: trees timed out, per stream
         self._early_data: list[bytes] = []
@@ -808,7 +781,7 @@ class InstanceRuntime:
         key = (source, stream)
         stats = self._inputs.get(key)
         if stats is None:
-            stats = self._inputs[key] = _InputStats()
+            stats = self._inputs[key] = InputStats()
         start = _perf()
         inputs = InputBatch(
             source,

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from heron_core.instance._runtime import _InputStats
+from heron_core.instance._anchoring import InputStats
 
 
 def test_settle_counts_each_outcome_once_from_its_receipt_to_the_settle_time() -> None:
-    stats = _InputStats()
+    stats = InputStats()
     for received in (10.0, 10.5):  # two acks of tuples received at 10.0 and 10.5
         stats.acked += 1
         stats.received_s += received
