@@ -42,10 +42,12 @@ from bench_harness import (
     LATE_SHARE,
     METRICS_INTERVAL,
     SHIPPED,
+    SINKS_KEY,
     TIMED,
     Metrics,
     first_emit,
     last_executed,
+    timed_sinks,
 )
 from bench_harness import process_kind as harness_kind
 from bench_meters import CpuMeter, RssSampler
@@ -339,6 +341,7 @@ def _stage(
         f"heron.statemgr.connection.string={zookeeper}",
         f"heron.statemgr.root.path=/bench-{uuid.uuid4().hex[:12]}",
         f"heron.metrics.export.interval.sec={METRICS_INTERVAL}",
+        f"{SINKS_KEY}={json.dumps(timed_sinks(None, METRICS_INTERVAL))}",
         "topology.stmgrs=1",
         f"topology.reliability.mode={'ATLEAST_ONCE' if case.acking else 'ATMOST_ONCE'}",
         "topology.message.timeout.secs=120",

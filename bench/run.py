@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "topologies"), str(ROOT / "bench")]
 
 from bench_clusters import StateServer, cluster_case, run_cluster  # noqa: E402
-from bench_harness import TopologyCase, run_topology  # noqa: E402
+from bench_harness import SINKS_KEY, TopologyCase, run_topology  # noqa: E402
 from bench_meters import IdleGate  # noqa: E402
 from bench_peers import PEERS, run_peers  # noqa: E402
 from bench_report import (  # noqa: E402
@@ -76,7 +76,6 @@ METRICS = ["metrics-min", "metrics-all"]
 """The native word count, acking off, on 2 containers, with only the ``tmanager`` sink (what
 the engine itself needs: the runs are timed by the tmanager's metrics) / with every default sink
 of ``heron.metrics.sinks`` (tmanager, file, prometheus)."""
-SINKS_KEY = "heron.metrics.sinks"
 STATEFUL = ["stateful-amo", "stateful-alo", "stateful-eo"]
 """The native word count with a stateful spout (its position) and count bolt (its table), 2
 containers: at most once (acking off) / at least once (acking on; the state hooks are not
