@@ -429,7 +429,7 @@ def _measure(
 
     sampler = RssSampler(processes, cluster_kind)
     sampler.start()
-    cpu = CpuMeter(processes)
+    cpu = CpuMeter(processes, cluster_kind)
     try:
         start = first_emit(work, case.label, lambda: _log_tails(work), submission.check)
         cpu.start()
@@ -461,7 +461,17 @@ def _measure(
             f"{case.label}: 'count' executed {executed:,} words (expected {items:,}), the "
             f"spout saw {acked:,} acks (expected {case.sentences:,})"
         )
-    return Result(case.case, case.label, items, end - start, cpu_s, TIMED, "words", rss)
+    return Result(
+        case.case,
+        case.label,
+        items,
+        end - start,
+        cpu_s,
+        TIMED,
+        "words",
+        rss,
+        cpu_by_kind=cpu.by_kind,
+    )
 
 
 def _wait_acked(metrics: Metrics, case: ClusterCase) -> None:

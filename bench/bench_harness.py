@@ -180,7 +180,7 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             processes = functools.partial(_processes, run)
             sampler = RssSampler(processes, process_kind)
             sampler.start()
-            cpu = CpuMeter(processes)
+            cpu = CpuMeter(processes, process_kind)
             try:
                 start = first_emit(work, run.name, run.dump_logs)
                 cpu.start()
@@ -208,7 +208,18 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             if case.acking and case.frontend in ("native", "identity"):  # a CorpusSpout
                 latency = _latency(work, spout_tuples)
             unit = "tuples" if case.frontend == "identity" else "words"
-            return Result(case.case, case.label, items, wall, cpu_s, TIMED, unit, rss, latency)
+            return Result(
+                case.case,
+                case.label,
+                items,
+                wall,
+                cpu_s,
+                TIMED,
+                unit,
+                rss,
+                latency,
+                cpu_by_kind=cpu.by_kind,
+            )
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

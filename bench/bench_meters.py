@@ -58,11 +58,17 @@ class RssSampler(threading.Thread):
 class CpuMeter:
     """CPU seconds (user + system, with reaped children's) that ``processes()`` spent between
     `start` and `stop`; a process that appeared in between counts from zero, one that
-    vanished in between counts only through its parent's reaped-children times."""
+    vanished in between counts only through its parent's reaped-children times. With
+    ``kind``, `stop` also leaves the seconds per process kind in ``by_kind``."""
 
-    def __init__(self, processes: Processes) -> None:
+    def __init__(
+        self, processes: Processes, kind: Callable[[psutil.Process], str] | None = None
+    ) -> None:
         self.processes = processes
+        self.kind = kind
         self.begin: dict[int, float] = {}
+        self.by_kind: dict[str, float] = {}
+        self._kinds: dict[int, str] = {}  # by pid, read from /proc once
 
     def _snapshot(self) -> dict[int, float]:
         times = {}
@@ -70,13 +76,21 @@ class CpuMeter:
             with contextlib.suppress(psutil.Error):
                 t = process.cpu_times()
                 times[process.pid] = t.user + t.system + t.children_user + t.children_system
+                if self.kind is not None and process.pid not in self._kinds:
+                    self._kinds[process.pid] = self.kind(process)
         return times
 
     def start(self) -> None:
         self.begin = self._snapshot()
 
     def stop(self) -> float:
-        return sum(t - self.begin.get(pid, 0.0) for pid, t in self._snapshot().items())
+        spent = {pid: t - self.begin.get(pid, 0.0) for pid, t in self._snapshot().items()}
+        by_kind: defaultdict[str, float] = defaultdict(float)
+        for pid, seconds in spent.items():
+            if pid in self._kinds:
+                by_kind[self._kinds[pid]] += seconds
+        self.by_kind = dict(by_kind)
+        return sum(spent.values())
 
 
 class IdleGate:

@@ -33,6 +33,7 @@ class Result:
         items: words (or tuples, ``unit``) processed in ``wall_s``.
         wall_s: the timed interval; ``timed`` says what it covers.
         cpu_s: CPU seconds of every process of the case over ``wall_s``.
+        cpu_by_kind: ``cpu_s`` per process kind (our topology cases; else empty).
         rss_mb: peak RSS per process kind and of ``"all processes"``.
         latency_ms: complete latency p50 and p99 (reliable native spouts only).
         startup_s: the cluster cases: seconds from the start of the ``heron submit`` command
@@ -52,6 +53,7 @@ class Result:
     latency_ms: tuple[float, float] | None = None
     startup_s: tuple[float, float] | None = None
     runs: tuple[Result, ...] = ()
+    cpu_by_kind: Mapping[str, float] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
@@ -146,7 +148,8 @@ def _tree() -> str:
 def table(results: Sequence[Result], baseline: Result | None) -> str:
     """The markdown table of ``results``; "vs plain loop" divides by ``baseline``'s rate."""
     lines = [
-        "| case | items | wall s | items/s | items/s of each run | vs plain loop | CPU µs/item | "
+        "| case | items | wall s | items/s | items/s of each run | vs plain loop | "
+        "CPU µs/item (per kind) | "
         "complete latency p50 / p99 ms (after warm-up; p99 of each run) | "
         "peak RSS MB (per kind; all processes) | timed |",
         "|---|---:|---:|---:|---|---:|---:|---:|---|---|",
@@ -158,6 +161,9 @@ def table(results: Sequence[Result], baseline: Result | None) -> str:
             lat += " (" + ", ".join(f"{x.latency_ms[1]:.1f}" for x in r.runs if x.latency_ms) + ")"
         each = ", ".join(f"{x.rate:,.0f}" for x in r.runs) if len(r.runs) > 1 else "-"
         cpu = f"{r.cpu_s / r.items * 1e6:.2f}" if r.cpu_s is not None else "-"
+        if r.cpu_s is not None and r.cpu_by_kind:
+            kinds = sorted(r.cpu_by_kind.items(), key=lambda kv: -kv[1])
+            cpu += " (" + "; ".join(f"{k} {v / r.items * 1e6:.2f}" for k, v in kinds) + ")"
         vs = f"{r.rate / baseline.rate:.3f}" if baseline else "-"
         lines.append(
             f"| {r.label} | {r.items:,} {r.unit} | {r.wall_s:.2f} | {r.rate:,.0f} | {each} | "
