@@ -50,7 +50,7 @@ from bench_harness import (
     timed_sinks,
 )
 from bench_harness import process_kind as harness_kind
-from bench_meters import CpuMeter, RssSampler
+from bench_meters import CpuMeter, ProcessKinds, RssSampler
 from bench_report import ROOT, Result, WrongResult
 from word_count import WORDS_PER_SENTENCE, sentences
 
@@ -427,9 +427,10 @@ def _measure(
     def processes() -> list[psutil.Process]:
         return [p for p in reaper.live() if p != submission.handle]
 
-    sampler = RssSampler(processes, cluster_kind)
+    kinds = ProcessKinds(cluster_kind)
+    sampler = RssSampler(processes, kinds)
     sampler.start()
-    cpu = CpuMeter(processes, cluster_kind)
+    cpu = CpuMeter(processes, kinds)
     try:
         start = first_emit(work, case.label, lambda: _log_tails(work), submission.check)
         cpu.start()

@@ -23,7 +23,7 @@ from bench_components import (
     StatefulCorpusSpout,
     StatefulCountBolt,
 )
-from bench_meters import CpuMeter, RssSampler
+from bench_meters import CpuMeter, ProcessKinds, RssSampler
 from bench_report import ROOT, Result, WrongResult
 from bench_sparse import sparse_plan
 from bench_storm import storm_plan
@@ -178,9 +178,10 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
             config=config,
         ) as run:
             processes = functools.partial(_processes, run)
-            sampler = RssSampler(processes, process_kind)
+            kinds = ProcessKinds(process_kind)
+            sampler = RssSampler(processes, kinds)
             sampler.start()
-            cpu = CpuMeter(processes, process_kind)
+            cpu = CpuMeter(processes, kinds)
             try:
                 start = first_emit(work, run.name, run.dump_logs)
                 cpu.start()

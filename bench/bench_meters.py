@@ -15,17 +15,31 @@ Processes = Callable[[], list[psutil.Process]]
 """Returns the live processes to measure (asked again at every sample)."""
 
 
+class ProcessKinds:
+    """``kind(process)`` (what a process is, read from /proc) asked once per pid, for every
+    meter of one run: ``by_pid`` holds the answers."""
+
+    def __init__(self, kind: Callable[[psutil.Process], str]) -> None:
+        self._kind = kind
+        self.by_pid: dict[int, str] = {}
+
+    def __call__(self, process: psutil.Process) -> str:
+        found = self.by_pid.get(process.pid)
+        if found is None:
+            found = self.by_pid[process.pid] = self._kind(process)
+        return found
+
+
 class RssSampler(threading.Thread):
     """Samples the RSS of ``processes()`` every 0.25 s until ``stop`` is set: the peak per kind
     (``kind(process)``) and the peak of their sum (``peak_total``), in MiB."""
 
-    def __init__(self, processes: Processes, kind: Callable[[psutil.Process], str]) -> None:
+    def __init__(self, processes: Processes, kind: ProcessKinds) -> None:
         super().__init__(daemon=True)
         self.processes = processes
         self.kind = kind
         self.peak: dict[str, float] = defaultdict(float)
         self.peak_total = 0.0
-        self._kinds: dict[int, str] = {}  # by pid: a process's kind is read from /proc once
         self.stop = threading.Event()
 
     def run(self) -> None:
@@ -38,9 +52,7 @@ class RssSampler(threading.Thread):
         for process in self.processes():
             try:
                 mb = process.memory_info().rss / 2**20
-                kind = self._kinds.get(process.pid) or self._kinds.setdefault(
-                    process.pid, self.kind(process)
-                )
+                kind = self.kind(process)
             except psutil.Error:
                 continue
             total += mb
@@ -59,16 +71,14 @@ class CpuMeter:
     """CPU seconds (user + system, with reaped children's) that ``processes()`` spent between
     `start` and `stop`; a process that appeared in between counts from zero, one that
     vanished in between counts only through its parent's reaped-children times. With
-    ``kind``, `stop` also leaves the seconds per process kind in ``by_kind``."""
+    ``kind`` (the `ProcessKinds` its run's `RssSampler` uses too), `stop` also leaves the
+    seconds per process kind in ``by_kind``."""
 
-    def __init__(
-        self, processes: Processes, kind: Callable[[psutil.Process], str] | None = None
-    ) -> None:
+    def __init__(self, processes: Processes, kind: ProcessKinds | None = None) -> None:
         self.processes = processes
         self.kind = kind
         self.begin: dict[int, float] = {}
         self.by_kind: dict[str, float] = {}
-        self._kinds: dict[int, str] = {}  # by pid, read from /proc once
 
     def _snapshot(self) -> dict[int, float]:
         times = {}
@@ -76,8 +86,8 @@ class CpuMeter:
             with contextlib.suppress(psutil.Error):
                 t = process.cpu_times()
                 times[process.pid] = t.user + t.system + t.children_user + t.children_system
-                if self.kind is not None and process.pid not in self._kinds:
-                    self._kinds[process.pid] = self.kind(process)
+                if self.kind is not None:
+                    self.kind(process)
         return times
 
     def start(self) -> None:
@@ -86,9 +96,10 @@ class CpuMeter:
     def stop(self) -> float:
         spent = {pid: t - self.begin.get(pid, 0.0) for pid, t in self._snapshot().items()}
         by_kind: defaultdict[str, float] = defaultdict(float)
+        kinds = self.kind.by_pid if self.kind is not None else {}
         for pid, seconds in spent.items():
-            if pid in self._kinds:
-                by_kind[self._kinds[pid]] += seconds
+            if pid in kinds:
+                by_kind[kinds[pid]] += seconds
         self.by_kind = dict(by_kind)
         return sum(spent.values())
 

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
-from bench_meters import CpuMeter, RssSampler
+from bench_meters import CpuMeter, ProcessKinds, RssSampler
 from bench_report import ROOT, Result, verify
 from word_count import WORDS_PER_SENTENCE, sentences
 
@@ -64,7 +64,7 @@ def _kind(process: psutil.Process) -> str:
 def _measure(case: str, label: str, timed: str, job: Callable[[], Iterable[Any]]) -> Measurement:
     """Time ``job`` (which returns ``(word, count)`` pairs) with the CPU and peak RSS of this
     process and its children."""
-    sampler = RssSampler(_tree, _kind)
+    sampler = RssSampler(_tree, ProcessKinds(_kind))
     sampler.start()
     cpu = CpuMeter(_tree)
     cpu.start()
