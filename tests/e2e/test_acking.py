@@ -90,7 +90,9 @@ def test_trees_that_time_out_fail_once_and_their_replays_complete(
         fails = Counter(r["fail"] for r in read_log(out, "spout") if "fail" in r)
         for n in slow:
             assert fails[n] == 1, f"id {n} failed {fails[n]} times"
-        assert run.counter("numbers", "__timeout-count") >= len(slow)
+        run.wait_until(
+            lambda: run.counter("numbers", "__timeout-count") >= len(slow), "the timeouts counted"
+        )
 
 
 def test_killing_a_bolt_mid_stream_loses_nothing(home: Path, code: Path, tmp_path: Path) -> None:

@@ -75,9 +75,12 @@ def test_a_reliable_spout_replays_what_a_bolt_fails(tmp_path: Path, multilang: b
     plan = topology_class_plan(Replays, "replays", {}, multilang=multilang)
     with TopologyRun(plan, heron_home=tmp_path, code_root=Path(__file__).parent) as run:
         try:
-            run.wait_until(lambda: run.counter("words", "__ack-count") >= 10, "10 acks")
-            assert run.counter("words", "__fail-count") == 10
-            assert run.counter("once", "__emit-count") == 10
+            # Each process exports its own metrics on its own clock: wait for all three.
+            wanted = (("words", "__ack-count"), ("words", "__fail-count"), ("once", "__emit-count"))
+            run.wait_until(
+                lambda: all(run.counter(*key) >= 10 for key in wanted), "10 acks, fails, emits"
+            )
+            assert [run.counter(*key) for key in wanted] == [10, 10, 10]
         except BaseException:
             print(run.dump_logs())
             raise
