@@ -23,6 +23,7 @@ from heron_core.multilang._serializers import (
     MsgpackSerializer,
     Serializer,
     Stray,
+    json_encoder,
     serializer,
 )
 
@@ -42,6 +43,7 @@ __all__ = [
     "Stray",
     "handshake_conf",
     "handshake_context",
+    "json_encoder",
     "raise_in_main_thread",
     "serializer",
 ]

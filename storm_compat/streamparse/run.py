@@ -46,6 +46,8 @@ from typing import Any
 from pystorm.exceptions import StormWentAwayError
 from pystorm.serializers.json_serializer import JSONSerializer
 
+from heron_core.multilang import json_encoder
+
 __all__ = ["BatchedJSONSerializer", "main"]
 
 log = logging.getLogger(__name__)
@@ -57,7 +59,7 @@ LINGER_S = 0.01
 """The longest a kept message waits while the component computes (a long ``process``, a
 ``next_tuple`` that sleeps after emitting): a thread writes it then."""
 _RESOURCES = "resources"
-_encode = json.JSONEncoder().encode
+_encode = json_encoder()
 _decode = json.JSONDecoder().decode
 
 

@@ -23,6 +23,7 @@ PUBLIC = {
         "Stray",
         "handshake_conf",
         "handshake_context",
+        "json_encoder",
         "raise_in_main_thread",
         "serializer",
     ],

@@ -2,14 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from heron_core.errors import ConfigurationError
-from heron_core.multilang import JsonSerializer, MsgpackSerializer, Stray, serializer
+from heron_core.multilang import (
+    JsonSerializer,
+    MsgpackSerializer,
+    Stray,
+    _serializers,
+    json_encoder,
+    serializer,
+)
 
 _scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**63), 2**63 - 1), st.text(max_size=20)
@@ -130,3 +139,38 @@ def test_a_tuple_message_is_its_dict_encoded(
                 tuple_id, component, stream, task, tuple(values) if as_tuple else values
             )
             assert encoded == codec.encode(message)
+
+
+_bodies = st.lists(
+    st.one_of(
+        _messages.map(lambda ms: b"".join(JsonSerializer().encode(m) for m in ms)),
+        # printed lines, non-object bodies, blank lines, empty bodies, JSON over two lines
+        st.text(alphabet='abc {}[]",:0\n', max_size=12).map(str.encode),
+        st.sampled_from([b"42\nend\n", b"end\n", b"\n", b"[1, 2]\nend\n", b'{"a":\n1}\nend\n']),
+    ),
+    max_size=6,
+)
+
+
+@given(_bodies, st.lists(st.integers(min_value=0), max_size=4))
+def test_json_decoding_whole_chunks_at_once_changes_nothing(
+    parts: list[bytes], cuts: list[int]
+) -> None:
+    """A run of whole messages is decoded by one C call (`_whole_messages`); the result is
+    what the message-by-message framing gives, for any mix of messages and other output."""
+    data = b"".join(parts)
+    fast = _decode_in_chunks(JsonSerializer(), data, cuts)
+    with mock.patch.object(_serializers, "_whole_messages", lambda buffer: []):
+        framed = _decode_in_chunks(JsonSerializer(), data, cuts)
+    assert fast == framed
+
+
+def test_the_shared_encoder_writes_what_json_writes() -> None:
+    value = {"t": ["é", 1.5, None, True, float("nan"), {"k": [1, "\n"]}], "id": "7"}
+    assert json_encoder()(value) == json.JSONEncoder().encode(value)
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="Circular"):
+        json_encoder()(looped)
+    with pytest.raises(TypeError):
+        json_encoder()({"b": b"bytes"})
