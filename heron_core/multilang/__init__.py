@@ -25,6 +25,7 @@ from heron_core.multilang._serializers import (
     Stray,
     json_encoder,
     serializer,
+    whole_json_messages,
 )
 
 __all__ = [
@@ -46,4 +47,5 @@ __all__ = [
     "json_encoder",
     "raise_in_main_thread",
     "serializer",
+    "whole_json_messages",
 ]

@@ -29,10 +29,15 @@ __all__ = [
     "Stray",
     "json_encoder",
     "serializer",
+    "whole_json_messages",
 ]
 
 _END = b"end\n"
 _SEPARATOR = b"\nend\n"
+_OBJECT = (b"{",)
+_OBJECT_OR_LIST = (b"{", b"[")
+_OBJECT_TYPES = (dict,)
+_OBJECT_OR_LIST_TYPES = (dict, list)
 _NEWLINE = 0x0A
 _MAX_RESYNC_ATTEMPTS = 1000
 _OPENERS = re.compile(r"[{\[]")
@@ -177,7 +182,9 @@ class JsonSerializer(Serializer):
     def decode(self, data: bytes) -> list[dict[str, Any] | Stray]:
         buffer = self._buffer
         buffer += data
-        out: list[dict[str, Any] | Stray] = _whole_messages(buffer)
+        out: list[dict[str, Any] | Stray]
+        out, taken = whole_json_messages(buffer)
+        del buffer[:taken]
         start = scan = 0
         while True:
             at = buffer.find(_END, scan)
@@ -201,32 +208,37 @@ class JsonSerializer(Serializer):
         return out
 
 
-def _whole_messages(buffer: bytearray) -> list[dict[str, Any] | Stray]:
-    """The common case, decoded by one C call: ``buffer`` starts with complete messages, all
-    of them JSON objects, nothing else in between. They are taken from ``buffer`` (as one JSON
-    array: a JSON text holds no raw newline, so the separators ``\nend\n`` are not inside
-    any string). Anything else (stray text, a message that is not an object, a bad one)
-    leaves ``buffer`` as it is, for the framing loop of `JsonSerializer.decode`; so does an
-    array whose items do not match the separators one for one. (The one difference: junk that
-    cuts a JSON value in two with an ``end`` line and, elsewhere, joins two values with a
-    comma could pass as messages where the framing loop calls it stray text. Only output that
-    breaks the protocol twice over looks like that.)"""
-    last = buffer.rfind(_SEPARATOR)
-    if last < 0 or buffer[:1] != b"{":
-        return []
-    region = buffer[:last]
+def whole_json_messages(data: bytes | bytearray, lists: bool = False) -> tuple[list[Any], int]:
+    """The complete multilang JSON messages that ``data`` starts with, decoded by one C call,
+    and how many bytes they take; ``([], 0)`` unless ``data`` starts with one.
+
+    The common case of both directions: messages back to back, each ``<json>\\nend\\n``, each a
+    JSON object (or, with ``lists``, an object or a list: the task ids a host sends). They
+    are decoded as one JSON array (a JSON text holds no raw newline, so a separator
+    ``\\nend\\n`` is never inside a string). Anything else (stray text, blank lines, a message
+    of another kind, a bad one, an array whose items do not match the separators one for one)
+    gives ``([], 0)``, for a reader that frames message by message. (The one difference from
+    such a reader: junk that cuts a JSON value in two with an ``end`` line and, elsewhere,
+    joins two values with a comma could pass as messages where the framing calls it stray
+    text; only output that breaks the protocol twice over looks like that.)
+
+    >>> whole_json_messages(b'{"command": "sync"}\\nend\\n{"comm')
+    ([{'command': 'sync'}], 24)
+    >>> whole_json_messages(b'[1, 2]\\nend\\n', lists=True)
+    ([[1, 2]], 11)
+    """
+    last = data.rfind(_SEPARATOR)
+    if last < 0 or data[:1] not in (_OBJECT_OR_LIST if lists else _OBJECT):
+        return [], 0
+    region = data[:last]
     try:
         items = json.loads(b"[" + region.replace(_SEPARATOR, b",") + b"]")
     except (ValueError, RecursionError):
-        return []
-    if len(items) != region.count(_SEPARATOR) + 1 or not all(map(_is_dict, items)):
-        return []
-    del buffer[: last + len(_SEPARATOR)]
-    return items
-
-
-def _is_dict(item: object) -> bool:
-    return type(item) is dict
+        return [], 0
+    kinds = _OBJECT_OR_LIST_TYPES if lists else _OBJECT_TYPES
+    if len(items) != region.count(_SEPARATOR) + 1 or not all(type(item) in kinds for item in items):
+        return [], 0
+    return items, last + len(_SEPARATOR)
 
 
 def _parse_body(body: str) -> list[dict[str, Any] | Stray]:

@@ -20,8 +20,9 @@ in the same order, with two differences in how:
   a user's thread). Nothing is kept while the component waits for input, so the host never
   waits for an answer that sits in a buffer.
 - Messages are encoded and decoded with the standard library's ``json`` (C encoder and
-  scanner, one encoder for all messages) instead of ``simplejson`` with a new encoder per
-  message; a message holding a value only simplejson encodes (``decimal.Decimal``) falls back
+  scanner, one encoder for all messages; the whole messages in the input buffer decoded by
+  one call) instead of ``simplejson`` with a new encoder per message and a ``readline`` per
+  line; a message holding a value only simplejson encodes (``decimal.Decimal``) falls back
   to pystorm's own encoding, so the bytes stay what pystorm writes.
 
 The ``msgpack`` serializer is pystorm's own, unchanged.
@@ -31,6 +32,7 @@ from __future__ import annotations
 
 import _thread
 import argparse
+import collections
 import importlib
 import io
 import json
@@ -46,7 +48,7 @@ from typing import Any
 from pystorm.exceptions import StormWentAwayError
 from pystorm.serializers.json_serializer import JSONSerializer
 
-from heron_core.multilang import json_encoder
+from heron_core.multilang import json_encoder, whole_json_messages
 
 __all__ = ["BatchedJSONSerializer", "main"]
 
@@ -90,6 +92,9 @@ class BatchedJSONSerializer(JSONSerializer):
 
     _main: int
     _readline: Callable[[], bytes]
+    _peek: Callable[[], bytes]
+    _take: Callable[[int], bytes]
+    _ready: collections.deque[Any]
     _write: Callable[[bytes], int]
     _flush: Callable[[], None]
     _kept: bool
@@ -105,6 +110,9 @@ class BatchedJSONSerializer(JSONSerializer):
         batched._main = threading.get_ident()
         # the text streams pystorm made stay unused: bytes are read and written beneath them
         batched._readline = batched.input_stream.buffer.readline
+        batched._peek = batched.input_stream.buffer.peek
+        batched._take = batched.input_stream.buffer.read
+        batched._ready = collections.deque()
         batched._write = batched.output_stream.buffer.write
         batched._flush = batched.output_stream.buffer.flush
         batched._kept = False
@@ -136,8 +144,18 @@ class BatchedJSONSerializer(JSONSerializer):
                     self._kept = False
 
     def read_message(self) -> Any:
-        """The next message: its lines up to ``end``, blank lines skipped, as pystorm reads."""
+        """The next message: its lines up to ``end``, blank lines skipped, as pystorm reads.
+        What the input buffer holds of whole messages is decoded at once (the usual case:
+        one-line messages back to back) and handed out one by one."""
         with self._reader_lock:
+            ready = self._ready
+            if ready:
+                return ready.popleft()
+            messages, taken = whole_json_messages(self._peek(), lists=True)
+            if taken:
+                self._take(taken)
+                ready.extend(messages)
+                return ready.popleft()
             line = self._readline()
             if line != b"\n" and line != b"end\n" and line:
                 end = self._readline()

@@ -26,6 +26,7 @@ PUBLIC = {
         "json_encoder",
         "raise_in_main_thread",
         "serializer",
+        "whole_json_messages",
     ],
     "storm_compat.multilang": ["ShellBolt", "ShellSpout"],
 }

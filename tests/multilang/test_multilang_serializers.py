@@ -156,11 +156,11 @@ _bodies = st.lists(
 def test_json_decoding_whole_chunks_at_once_changes_nothing(
     parts: list[bytes], cuts: list[int]
 ) -> None:
-    """A run of whole messages is decoded by one C call (`_whole_messages`); the result is
+    """A run of whole messages is decoded by one C call (`whole_json_messages`); the result is
     what the message-by-message framing gives, for any mix of messages and other output."""
     data = b"".join(parts)
     fast = _decode_in_chunks(JsonSerializer(), data, cuts)
-    with mock.patch.object(_serializers, "_whole_messages", lambda buffer: []):
+    with mock.patch.object(_serializers, "whole_json_messages", lambda data: ([], 0)):
         framed = _decode_in_chunks(JsonSerializer(), data, cuts)
     assert fast == framed
 
