@@ -131,6 +131,8 @@ class _Host:
             ),
             on_idle_failure=self._on_idle_failure or raise_in_main_thread(),
             max_tuple_bytes=int(config.get(MAX_TUPLE_KEY) or REGISTRY[MAX_TUPLE_KEY].default),
+            # heartbeat answers must be read while idle; a spout is read only during calls
+            reads_between_calls=heartbeats,
         )
         self._process = process
         self.pid = process.launch(handshake_conf(config, context), handshake_context(context))

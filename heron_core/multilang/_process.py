@@ -2,12 +2,15 @@
 happens when the subprocess dies or goes silent.
 
 Threads: the caller's thread (the instance's one thread) writes and reads messages while it is
-inside a host call; a daemon reader thread turns the subprocess's stdout into messages on a
-queue (stray output is logged there); bolts also get a daemon heartbeat thread that writes a
-heartbeat tuple every second while the caller is idle and watches for silence. A failure seen
-by a background thread while the caller is idle is handed to ``on_idle_failure`` (by default:
-raised in the main thread, so the instance logs it and exits non-zero); while the caller is
-busy, its next read raises instead.
+inside a host call. With ``reads_between_calls`` (a bolt) a daemon reader thread turns the
+subprocess's stdout into messages on a queue all the time (stray output is logged there), and
+a daemon heartbeat thread writes a heartbeat tuple every second while the caller is idle and
+watches for silence. Without it (a spout, which Storm's ShellSpout only reads while awaiting
+the answer to a command) the caller's thread reads the pipe itself during a call, and a daemon
+thread only waits for the subprocess to exit: one thread hand-off less per round trip. A
+failure seen by a background thread while the caller is idle is handed to ``on_idle_failure``
+(by default: raised in the main thread, so the instance logs it and exits non-zero); while the
+caller is busy, its next read raises instead.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import logging
 import os
 import queue
 import re
+import select
 import shlex
 import shutil
 import signal
@@ -116,6 +120,9 @@ class ShellProcess:
         max_tuple_bytes: ``heron.instance.max.tuple.bytes`` (None: no bound): an unfinished
             message past `max_message_bytes` of it fails the component naming the key (the
             reader never holds more).
+        reads_between_calls: read the subprocess's output all the time (a reader thread:
+            needed for heartbeats); False: only while the caller awaits an answer, on its own
+            thread (output written between calls waits in the pipe until the next call).
     """
 
     def __init__(
@@ -129,8 +136,10 @@ class ShellProcess:
         timeout_secs: float,
         on_idle_failure: IdleFailureHandler | None,
         max_tuple_bytes: int | None = None,
+        reads_between_calls: bool = True,
     ) -> None:
         self.command = tuple(command)
+        self._reads_between_calls = reads_between_calls
         self.where = where
         self._serializer = serializer(serializer_name)
         self.max_tuple_bytes = max_tuple_bytes
@@ -155,6 +164,7 @@ class ShellProcess:
         self.answered = 0
         """Heartbeats answered by a ``sync`` that the caller has read (see :meth:`read`)."""
         self._strays = 0
+        self._after_pystorm_error = False
         self.last_heard = time.monotonic()
         self._proc: subprocess.Popen[bytes] | None = None
         self._pid_dir: str | None = None
@@ -201,9 +211,17 @@ class ShellProcess:
                 f"in {str(self._cwd)!r}: {exc}"
             ) from exc
         atexit.register(self.close)
-        self._reader = threading.Thread(
-            target=self._read_loop, name=f"multilang-reader-{self.pid}", daemon=True
-        )
+        if self._reads_between_calls:
+            self._reader = threading.Thread(
+                target=self._read_loop, name=f"multilang-reader-{self.pid}", daemon=True
+            )
+        else:
+            assert self._proc.stdout is not None
+            self._poll = select.poll()
+            self._poll.register(self._proc.stdout.fileno(), select.POLLIN)
+            self._reader = threading.Thread(
+                target=self._watch_exit, name=f"multilang-exit-{self.pid}", daemon=True
+            )
         self._reader.start()
         log.info("%s: launched %s in %s", self.where, self._label(), self._cwd)
         self.write({"conf": dict(conf), "pidDir": self._pid_dir, "context": dict(context)})
@@ -338,7 +356,9 @@ class ShellProcess:
             UserCodeError: the subprocess exited, went silent or sent undecodable output.
         """
         unread = self._unread
-        if not unread:
+        if not unread and not self._reads_between_calls:
+            self._read_pipe()
+        elif not unread:
             try:
                 item = self._messages.get(timeout=self.timeout_secs)
             except queue.Empty:
@@ -397,12 +417,12 @@ class ShellProcess:
             self._on_idle_failure(error)
 
     def _read_loop(self) -> None:
+        """The reader thread (``reads_between_calls``): every read's messages, as one list, on
+        the queue."""
         proc = self._proc
         assert proc is not None and proc.stdout is not None
         fd = proc.stdout.fileno()
-        decode = self._serializer.decode
         put = self._messages.put
-        after_pystorm_error = False
         while True:
             try:
                 data = os.read(fd, _READ_CHUNK)
@@ -410,36 +430,87 @@ class ShellProcess:
                 data = b""
             if not data:
                 break
-            try:
-                items = decode(data)
-            except MessageTooLarge as exc:
-                self._fail(self._too_large(exc))
+            messages = self._received(data)
+            if messages is None:
                 return
-            except Exception as exc:
-                self._fail(
-                    f"wrote output the {self._serializer.name} serializer cannot decode: {exc!r}"
-                )
-                return
-            messages = []
-            for item in items:
-                if isinstance(item, Stray):
-                    self._stray(item.text)
-                    continue
-                if self._heartbeating:
-                    # Heartbeat answers are counted, so a sync that answers none must not be:
-                    # drop the one pystorm sends right after reporting an exception.
-                    command = item.get("command")
-                    if after_pystorm_error and command == "sync":
-                        after_pystorm_error = False
-                        continue
-                    after_pystorm_error = command == "error" and bool(
-                        _PYSTORM_RAISED.match(str(item.get("msg", "")))
-                    )
-                messages.append(item)
             if messages:
-                self.last_heard = time.monotonic()
                 put(messages)
         self._fail(self._exit_status() or "closed its stdout")
+
+    def _read_pipe(self) -> None:
+        """Read on the caller's thread (not ``reads_between_calls``) until a message is
+        unread, waiting at most ``timeout_secs``.
+
+        Raises:
+            UserCodeError: the subprocess failed, exited, went silent or wrote undecodable
+                output.
+        """
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        deadline = time.monotonic() + self.timeout_secs
+        while not self._unread:
+            if self._failure is not None:
+                raise self._error()
+            left = deadline - time.monotonic()
+            if left <= 0 or not self._poll.poll(left * 1000):
+                self._fail(
+                    f"sent nothing for {self.timeout_secs:g}s while an answer was awaited "
+                    "(topology.subprocess.timeout.secs)"
+                )
+                raise self._error()
+            try:
+                data = os.read(fd, _READ_CHUNK)
+            except OSError:
+                data = b""
+            if not data:
+                self._fail(self._exit_status() or "closed its stdout")
+                raise self._error()
+            messages = self._received(data)
+            if messages is None:
+                raise self._error()
+            self._unread.extend(messages)
+
+    def _watch_exit(self) -> None:
+        """The exit watcher (not ``reads_between_calls``): a subprocess that exits between
+        calls fails the component then, not at the next call."""
+        proc = self._proc
+        assert proc is not None
+        status = proc.wait()
+        self._fail(f"exited with status {status}")
+
+    def _received(self, data: bytes) -> list[dict[str, Any]] | None:
+        """The messages in ``data`` (stray output logged); None when the output cannot be
+        decoded (the subprocess is then failed)."""
+        try:
+            items = self._serializer.decode(data)
+        except MessageTooLarge as exc:
+            self._fail(self._too_large(exc))
+            return None
+        except Exception as exc:
+            self._fail(
+                f"wrote output the {self._serializer.name} serializer cannot decode: {exc!r}"
+            )
+            return None
+        messages = []
+        for item in items:
+            if isinstance(item, Stray):
+                self._stray(item.text)
+                continue
+            if self._heartbeating:
+                # Heartbeat answers are counted, so a sync that answers none must not be:
+                # drop the one pystorm sends right after reporting an exception.
+                command = item.get("command")
+                if self._after_pystorm_error and command == "sync":
+                    self._after_pystorm_error = False
+                    continue
+                self._after_pystorm_error = command == "error" and bool(
+                    _PYSTORM_RAISED.match(str(item.get("msg", "")))
+                )
+            messages.append(item)
+        if messages:
+            self.last_heard = time.monotonic()
+        return messages
 
     def _too_large(self, exc: MessageTooLarge) -> str:
         on = "" if exc.stream is None else f" (an emit on stream {exc.stream!r})"

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -256,6 +257,40 @@ def test_spout_commands_each_end_at_sync(
         "activated",
     ]
     assert sum("stray spout output" in m for m in messages(caplog)) == 3
+
+
+def test_a_spout_is_read_on_the_callers_thread_and_its_death_between_calls_is_seen(
+    idle: IdleFailures,
+) -> None:
+    """A spout's output is read only while a call awaits its answer, as Storm's ShellSpout
+    reads it; an exit between calls still goes to the idle handler at once."""
+    host = ShellSpoutHost(script("probe_spout.py"), on_idle_failure=idle)
+    host.start({"probe.count": 1}, FakeContext("n", False), SpoutRecorder())
+    try:
+        host.next_tuple()
+        names = {thread.name for thread in threading.enumerate()}
+        assert f"multilang-reader-{host.process and host.process.pid}" not in names
+        assert host.pid is not None
+        os.kill(host.pid, signal.SIGKILL)
+        wait_for(lambda: idle.errors, "the idle failure")
+        assert "exited with status -9" in str(idle.errors[0])
+        with pytest.raises(UserCodeError, match="status -9"):
+            host.next_tuple()
+    finally:
+        host.close()
+
+
+def test_a_spout_silent_during_a_call_times_out(idle: IdleFailures) -> None:
+    host = ShellSpoutHost(script("probe_spout.py"), on_idle_failure=idle)
+    host.start({"topology.subprocess.timeout.secs": 1}, FakeContext("n", False), SpoutRecorder())
+    try:
+        assert host.pid is not None
+        os.kill(host.pid, signal.SIGSTOP)
+        with pytest.raises(UserCodeError, match="sent nothing for 1s while an answer"):
+            host.next_tuple()
+    finally:
+        host.close()
+    assert idle.errors == []  # the caller was busy: the error came from the call
 
 
 def test_spout_commands_other_than_emit_log_error_metrics_sync_are_fatal(
