@@ -63,13 +63,28 @@ class Result:
 def median(runs: Sequence[Result]) -> Result:
     """The median of several runs of one case, with every run in its ``runs``: by p99 complete
     latency for a paced case (its rate is the pace), else by rate; of an even count, the worse
-    of the two middle runs."""
+    of the two middle runs. Where that run has no CPU figure (its meter started late), the
+    CPU figures are those of the median run by CPU per item among the runs that have one."""
     paced = runs[0].case.startswith("latency")
 
     def worse_first(r: Result) -> float:
         return -(r.latency_ms or (0.0, 0.0))[1] if paced else r.rate
 
-    return replace(sorted(runs, key=worse_first)[(len(runs) - 1) // 2], runs=tuple(runs))
+    chosen = sorted(runs, key=worse_first)[(len(runs) - 1) // 2]
+    metered = sorted((r for r in runs if r.cpu_s is not None), key=_cpu_per_item)
+    if chosen.cpu_s is None and metered:
+        middle = metered[(len(metered) - 1) // 2]
+        per_item = chosen.items / middle.items
+        chosen = replace(
+            chosen,
+            cpu_s=_cpu_per_item(middle) * chosen.items,
+            cpu_by_kind={kind: s * per_item for kind, s in middle.cpu_by_kind.items()},
+        )
+    return replace(chosen, runs=tuple(runs))
+
+
+def _cpu_per_item(result: Result) -> float:
+    return (result.cpu_s or 0.0) / result.items
 
 
 def verify(label: str, counts: Mapping[str, int], expected: Counter[str]) -> None:
