@@ -419,23 +419,10 @@ class ShellProcess:
     def _read_loop(self) -> None:
         """The reader thread (``reads_between_calls``): every read's messages, as one list, on
         the queue."""
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        fd = proc.stdout.fileno()
         put = self._messages.put
-        while True:
-            try:
-                data = os.read(fd, _READ_CHUNK)
-            except OSError:
-                data = b""
-            if not data:
-                break
-            messages = self._received(data)
-            if messages is None:
-                return
+        while (messages := self._read_once()) is not None:
             if messages:
                 put(messages)
-        self._fail(self._exit_status() or "closed its stdout")
 
     def _read_pipe(self) -> None:
         """Read on the caller's thread (not ``reads_between_calls``) until a message is
@@ -445,9 +432,6 @@ class ShellProcess:
             UserCodeError: the subprocess failed, exited, went silent or wrote undecodable
                 output.
         """
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        fd = proc.stdout.fileno()
         deadline = time.monotonic() + self.timeout_secs
         while not self._unread:
             if self._failure is not None:
@@ -459,14 +443,7 @@ class ShellProcess:
                     "(topology.subprocess.timeout.secs)"
                 )
                 raise self._error()
-            try:
-                data = os.read(fd, _READ_CHUNK)
-            except OSError:
-                data = b""
-            if not data:
-                self._fail(self._exit_status() or "closed its stdout")
-                raise self._error()
-            messages = self._received(data)
+            messages = self._read_once()
             if messages is None:
                 raise self._error()
             self._unread.extend(messages)
@@ -479,9 +456,19 @@ class ShellProcess:
         status = proc.wait()
         self._fail(f"exited with status {status}")
 
-    def _received(self, data: bytes) -> list[dict[str, Any]] | None:
-        """The messages in ``data`` (stray output logged); None when the output cannot be
-        decoded (the subprocess is then failed)."""
+    def _read_once(self) -> list[dict[str, Any]] | None:
+        """One read of the subprocess's stdout, blocking: its messages (stray output logged);
+        None when the subprocess closed it or wrote what cannot be decoded (it is then
+        failed)."""
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        try:
+            data = os.read(proc.stdout.fileno(), _READ_CHUNK)
+        except OSError:
+            data = b""
+        if not data:
+            self._fail(self._exit_status() or "closed its stdout")
+            return None
         try:
             items = self._serializer.decode(data)
         except MessageTooLarge as exc:

@@ -55,11 +55,18 @@ def json_encoder() -> Callable[[object], str]:
     >>> json_encoder()({"command": "ack", "id": "7"})
     '{"command": "ack", "id": "7"}'
     """
-    base = json.JSONEncoder(check_circular=False)
     if c_make_encoder is None:  # a Python build without the C accelerator
         return json.JSONEncoder().encode
     chunks = c_make_encoder(
-        None, base.default, encode_basestring_ascii, None, ": ", ", ", False, False, True
+        None,
+        json.JSONEncoder().default,
+        encode_basestring_ascii,
+        None,
+        ": ",
+        ", ",
+        False,
+        False,
+        True,
     )
     join = "".join
 
