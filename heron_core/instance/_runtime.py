@@ -270,7 +270,7 @@ class InstanceRuntime:
                 raise SystemExit(0)
             if client.pending:
                 client.drain()
-            if client.socket.poll(100, zmq.POLLIN):
+            if client.readable(100):
                 frames = client.socket.recv_multipart()
                 if frames[0] == DATA:
                     self._early_data.append(frames[2])
@@ -600,7 +600,6 @@ class InstanceRuntime:
         collector = self.collector
         assert isinstance(collector, SpoutCollector)
         client = self.client
-        socket = client.socket
         clock = self._clock
         due = self.pacer.due
         linger_s, metrics_s = self._linger_s, self._metrics_s
@@ -619,8 +618,10 @@ class InstanceRuntime:
         start = self._last_flush = clock()
         next_metrics = start + metrics_s
         next_scan = start + scan_s
+        readable, wait = client.readable, client.wait
+        waited = ready = False  # whether the last round ended in a wait, and what it saw
         while not self._stop:
-            if socket.poll(0, zmq.POLLIN):
+            if ready if waited else readable(0):
                 self._read_control()
             if hooks is None:
                 while acks:
@@ -657,9 +658,9 @@ class InstanceRuntime:
             if now >= next_metrics:
                 self._publish_metrics()
                 next_metrics = now + metrics_s
-            if idle or client.pending:
-                events = zmq.POLLIN | (zmq.POLLOUT if client.pending else 0)
-                socket.poll(wait_ms, events)
+            waited = idle or bool(client.pending)
+            if waited:
+                ready = wait(wait_ms)
 
     def _bolt_loop(self) -> None:
         """Read batches and process them. Between any two ``process`` calls (and after each
@@ -687,8 +688,8 @@ class InstanceRuntime:
             deadline = min(flush_at, self._next_metrics, self._next_tick)
             timeout_ms = max(0, int((deadline - now) * 1000) + 1)
             if client.pending and not client.drain():
-                socket.poll(min(timeout_ms, 100), zmq.POLLOUT)
-            elif socket.poll(min(timeout_ms, 100), zmq.POLLIN):
+                client.writable(min(timeout_ms, 100))
+            elif client.readable(min(timeout_ms, 100)):
                 for _ in range(_MAX_MESSAGES_PER_WAKE):
                     try:
                         frames = socket.recv_multipart(zmq.NOBLOCK)
