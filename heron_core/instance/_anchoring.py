@@ -130,16 +130,37 @@ class SpoutTree(Tree):
 
 class Anchored(Tree):
     """The anchors of a bolt's emit: per copy, one new edge per live anchor. One per acker,
-    set by `Acker.anchored` for each anchored emit (an emit never nests)."""
+    pointed at each anchored emit's anchors by `Acker.anchored` (an emit never nests). Which
+    of them are live is sorted out at the emit's first copy, so an emit that goes to no task
+    (a stream nobody subscribes to) never looks at its anchors, as in Storm, whose executor
+    walks the anchors once per receiving task."""
 
-    __slots__ = ("_ids", "_live", "_one")
+    __slots__ = ("_acker", "_anchors", "_ids", "_live", "_one")
 
-    def __init__(self, ids: Ids) -> None:
+    def __init__(self, acker: Acker, ids: Ids) -> None:
+        self._acker = acker
         self._ids = ids
-        self._one: Tuple | None = None  # the only anchor (the usual case)
+        self._anchors: Any = None  # the emit's anchors, until its first copy sorts them
+        self._one: Tuple | None = None  # the only live anchor (the usual case)
         self._live: list[Tuple] = []  # else: every live anchor
 
+    def _sort(self) -> None:
+        anchors, self._anchors = self._anchors, None
+        live = self._acker._live
+        if isinstance(anchors, Tuple):
+            one = anchors
+        elif (type(anchors) is list or type(anchors) is tuple) and len(anchors) == 1:
+            one = anchors[0]  # the usual case: no list of live anchors to build
+        else:
+            chosen = [anchor for anchor in anchors if live(anchor)]
+            self._one, self._live = (chosen[0], []) if len(chosen) == 1 else (None, chosen)
+            return
+        self._one = one if live(one) else None
+        self._live = []
+
     def copy(self) -> Anchors:
+        if self._anchors is not None:
+            self._sort()
         anchor = self._one
         if anchor is not None:
             edge = self._ids(64) or 1
@@ -149,6 +170,8 @@ class Anchored(Tree):
                 root = roots[0]
                 return ((root[0], root[1], edge),)
             return [(spout_task, root, edge) for spout_task, root, _ in roots]
+        if not self._live:
+            return ()  # no live anchor: an unanchored copy
         ids = self._ids
         merged: dict[tuple[int, int], int] = {}
         for anchor in self._live:
@@ -179,26 +202,13 @@ class Acker:
         self._warn = warn
         self._ids = ids
         self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
-        self._tree = Anchored(ids)
+        self._tree = Anchored(self, ids)
 
-    def anchored(self, anchors: Any) -> Anchored | None:
-        """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them), or
-        None when none of them belongs to a live tree."""
-        if isinstance(anchors, Tuple):
-            one = anchors
-        elif (type(anchors) is list or type(anchors) is tuple) and len(anchors) == 1:
-            one = anchors[0]  # the usual case: no list of live anchors to build
-        else:
-            live = [anchor for anchor in anchors if self._live(anchor)]
-            if not live:
-                return None
-            tree = self._tree
-            tree._one, tree._live = (live[0], []) if len(live) == 1 else (None, live)
-            return tree
-        if not self._live(one):
-            return None
+    def anchored(self, anchors: Any) -> Anchored:
+        """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them); its
+        copies are unanchored when none of them belongs to a live tree."""
         tree = self._tree
-        tree._one = one
+        tree._anchors = anchors
         return tree
 
     def _live(self, anchor: Any) -> bool:

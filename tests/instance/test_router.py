@@ -9,8 +9,11 @@ from typing import Any
 
 import pytest
 
-from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
+from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.errors import UserCodeError
+from heron_core.instance._acking import AckSender
+from heron_core.instance._anchoring import Acker
+from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import GENERAL, ONE, SILENT, Router
 from heron_core.proto import physical_plan_pb2, tuple_pb2
@@ -38,7 +41,7 @@ class FakeClient:
         self.sent.append((task, tuple_pb2.TupleBatch.FromString(batch)))
 
 
-def make(batch_max: int = 3) -> tuple[Router, FakeClient]:
+def make(batch_max: int = 3, acking: bool = False) -> tuple[Router, FakeClient]:
     b = TopologyBuilder("t")
     src = b.add_spout("src", Src, par=1)
     b.add_bolt("fields", Sink, par=2, inputs={src: Grouping.fields("word")})
@@ -56,7 +59,8 @@ def make(batch_max: int = 3) -> tuple[Router, FakeClient]:
             task += 1
     client = FakeClient()
     view = PlanView(pplan)
-    return Router(view, "src", 1, 1, client, batch_max, lambda *a: None), client
+    router = Router(view, "src", 1, 1, client, batch_max, lambda *a: None, acking=acking)
+    return router, client
 
 
 def test_batches_are_sent_when_full_and_on_flush() -> None:
@@ -114,6 +118,29 @@ def test_values_of_any_number_on_a_stream_nobody_subscribes_to_are_only_counted(
     assert client.sent == [] and router.emit_counts()["unheard"] == 2
     with pytest.raises(UserCodeError, match="needs a list or tuple"):
         router.emit("not values", stream="unheard")  # not values at all is still an error
+
+
+def test_anchors_are_looked_at_only_for_an_emit_that_reaches_a_task() -> None:
+    # Storm's executor walks an emit's anchors once per receiving task: an emit on a stream
+    # nobody subscribes to never looks at them (no error, no warning, no edge).
+    router, client = make(acking=True)
+    warnings: list[str] = []
+    collector = BoltCollector(router, Acker(AckSender(client), "here", warnings.append))  # type: ignore[arg-type]
+    settled = Tuple(None, "src", "default", 1, ["w"])
+    settled._roots, settled._ackval = ((1, 7, 5),), None
+    live = Tuple(None, "src", "default", 1, ["w"])
+    live._roots, live._ackval = ((1, 8, 6),), 0
+    collector.emit(["y", "z"], "unheard", anchors=["not a tuple"])
+    collector.emit(["y", "z"], "unheard", anchors=[settled, live])
+    assert warnings == [] and live._ackval == 0
+    collector.emit(["w"], "default", anchors=[settled, live])  # one task: one edge
+    assert len(warnings) == 1 and "already acked or failed" in warnings[0]
+    assert live._ackval != 0
+    with pytest.raises(UserCodeError, match="anchors must be input Tuples of this bolt"):
+        collector.emit(["w"], "default", anchors=["not a tuple"])
+    before = live._ackval
+    collector.emit(["a", "b"], "pairs", anchors=[live])  # ALL grouping, one task here
+    assert live._ackval != before
 
 
 def test_a_stream_with_one_consumer_task_per_tuple_gets_the_specialised_send() -> None:
