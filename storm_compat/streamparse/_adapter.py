@@ -104,6 +104,45 @@ _ONE_ANCHOR = (str, _PTuple)
 _RunInputs = Callable[[str, str, Any, Sequence[Any], Iterable[Any], Any], None]
 
 
+PYSTORM_SERIES = "3.1"
+"""The pystorm release series whose component internals the in-process adapter runs (the
+``streamparse`` extra pins it; 3.1.4, of 2018, is pystorm's last release)."""
+
+PYSTORM_INTERNALS = (
+    ("component", "Component", "_run"),
+    ("component", "Component", "_handle_run_exception"),
+    ("bolt", "Bolt", "_run"),
+    ("bolt", "Bolt", "_current_tups"),
+    ("bolt", "Bolt", "_handle_run_exception"),
+    ("bolt", "BatchingBolt", "_run"),
+    ("spout", "Spout", "_run"),
+)
+"""The loop body, its error handling and the bolt's current inputs: what the adapter calls or
+replaces, beyond pystorm's public component contract (the multilang protocol)."""
+
+
+def check_pystorm() -> None:
+    """Raise a `HeronError` saying what to do when the installed pystorm is not of the series
+    whose internals the adapter runs (they would fail deep in the first tuple otherwise)."""
+    version = getattr(pystorm, "__version__", "unknown")
+    missing = [
+        f"{module}.{cls}.{name}"
+        for module, cls, name in PYSTORM_INTERNALS
+        if not hasattr(getattr(getattr(pystorm, module, None), cls, None), name)
+    ]
+    if missing or not str(version).startswith(PYSTORM_SERIES + "."):
+        lacks = f" (it lacks {', '.join(missing)})" if missing else ""
+        raise HeronError(
+            f"pystorm {version} is installed{lacks}; running streamparse components in-process "
+            f"needs pystorm {PYSTORM_SERIES}: pip install 'pystorm=={PYSTORM_SERIES}.*', or run "
+            "them as multilang subprocesses (heron sparse run --multilang, or the config "
+            "'streamparse.multilang' of a component), which only speaks pystorm's protocol"
+        )
+
+
+check_pystorm()
+
+
 def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
     """The multilang handshake ``context`` Storm would send this task (what pystorm's
     ``initialize(storm_conf, context)`` receives), built from the native context.

@@ -477,3 +477,21 @@ def test_a_spout_with_its_own_loop_body_gets_every_command_through_it() -> None:
         ("fail", "m2"),
         ("run",),
     ]
+
+
+def test_a_pystorm_of_another_series_is_refused_with_what_to_do(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pystorm
+
+    from heron_core.errors import HeronError
+    from storm_compat.streamparse._adapter import check_pystorm
+
+    check_pystorm()  # the pinned one passes
+    monkeypatch.setattr(pystorm, "__version__", "4.0.0")
+    with pytest.raises(HeronError, match=r"pystorm 4\.0\.0 is installed; .* needs pystorm 3\.1"):
+        check_pystorm()
+    monkeypatch.setattr(pystorm, "__version__", "3.1.9")
+    monkeypatch.delattr(pystorm.bolt.Bolt, "_current_tups")
+    with pytest.raises(HeronError, match=r"lacks bolt\.Bolt\._current_tups.*--multilang"):
+        check_pystorm()
