@@ -6,6 +6,7 @@ with exit status 2; usage errors also exit 2.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points, version
@@ -35,21 +36,34 @@ facade's ``heron sparse``), added under the entry's name."""
 
 
 class _Verbs(click.Group):
-    """The built-in verbs plus those registered under `COMMANDS_GROUP`, loaded on demand; one
-    whose module cannot be imported is left out (``--help`` lists only what works)."""
+    """The built-in verbs plus those registered under `COMMANDS_GROUP`, loaded on demand. One
+    whose module cannot be imported is left out of ``--help``; asked for by name, it is an
+    error that says why (a missing extra, typically) instead of "No such command"."""
 
     def _extra(self, name: str) -> click.Command | None:
+        """The registered verb ``name``, None when there is none.
+
+        Raises:
+            click.UsageError: it is registered but cannot be loaded.
+        """
         for entry in entry_points(group=COMMANDS_GROUP):
             if entry.name == name:
                 try:
                     command = entry.load()
-                except Exception:
-                    return None
+                except Exception as exc:
+                    raise click.UsageError(
+                        f"'heron {name}' is registered ({entry.value}) but cannot be loaded: "
+                        f"{type(exc).__name__}: {exc}"
+                    ) from None
                 return command if isinstance(command, click.Command) else None
         return None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        extra = [e.name for e in entry_points(group=COMMANDS_GROUP) if self._extra(e.name)]
+        extra = []
+        for entry in entry_points(group=COMMANDS_GROUP):
+            with contextlib.suppress(click.UsageError):
+                if self._extra(entry.name):
+                    extra.append(entry.name)
         return sorted({*super().list_commands(ctx), *extra})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

@@ -140,8 +140,6 @@ def check_pystorm() -> None:
         )
 
 
-check_pystorm()
-
 
 def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
     """The multilang handshake ``context`` Storm would send this task (what pystorm's
@@ -337,6 +335,7 @@ class _Driver(abc.ABC):
     def __init__(
         self, class_path: str, components: Sequence[str], code_dir: str | None = None
     ) -> None:
+        check_pystorm()  # as the topology is built: a clear error before anything starts
         self.class_path = class_path
         self.components = tuple(components)
         self.code_dir = code_dir
@@ -346,6 +345,7 @@ class _Driver(abc.ABC):
 
     # --- start-up -------------------------------------------------------------------------
     def _start(self, collector: Any, config: dict[str, Any], context: NativeContext) -> None:
+        check_pystorm()  # the instance's pystorm may not be the one the topology was built with
         self._out = collector
         self._context = context
         self._where = (

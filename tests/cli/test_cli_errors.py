@@ -100,3 +100,20 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert _exit_code(["run"]) == 2
     assert _exit_code(["run", "x.py", "--time", "-1"]) == 2
     assert "Usage:" in capsys.readouterr().err
+
+
+def test_a_registered_verb_that_cannot_be_loaded_says_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+    from importlib.metadata import EntryPoint
+
+    cli_main = importlib.import_module("heron_core.cli.main")  # the package's `main` shadows it
+    broken = EntryPoint("sparse", "no_such_module_here:sparse", cli_main.COMMANDS_GROUP)
+    monkeypatch.setattr(cli_main, "entry_points", lambda group: [broken])
+    assert _exit_code(["sparse", "run"]) == 2
+    err = capsys.readouterr().err
+    assert "'heron sparse' is registered (no_such_module_here:sparse) but cannot be loaded" in err
+    assert "No module named 'no_such_module_here'" in err and "No such command" not in err
+    assert _exit_code(["--help"]) == 0
+    assert "sparse" not in capsys.readouterr().out  # --help lists only what works

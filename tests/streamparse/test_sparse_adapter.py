@@ -491,6 +491,8 @@ def test_a_pystorm_of_another_series_is_refused_with_what_to_do(
     monkeypatch.setattr(pystorm, "__version__", "4.0.0")
     with pytest.raises(HeronError, match=r"pystorm 4\.0\.0 is installed; .* needs pystorm 3\.1"):
         check_pystorm()
+    with pytest.raises(HeronError, match="--multilang"):  # as the topology is built
+        PystormBoltAdapter("bolts.wordcount.WordCountBolt", ["count"])
     monkeypatch.setattr(pystorm, "__version__", "3.1.9")
     monkeypatch.delattr(pystorm.bolt.Bolt, "_current_tups")
     with pytest.raises(HeronError, match=r"lacks bolt\.Bolt\._current_tups.*--multilang"):
