@@ -140,7 +140,6 @@ def check_pystorm() -> None:
         )
 
 
-
 def storm_context(context: NativeContext, components: Iterable[str]) -> dict[str, Any]:
     """The multilang handshake ``context`` Storm would send this task (what pystorm's
     ``initialize(storm_conf, context)`` receives), built from the native context.
