@@ -157,16 +157,10 @@ def test_a_node_its_owner_deleted_is_not_revived_by_an_expiry(
 def test_a_call_waits_through_a_server_restart_and_the_session_lives_on(
     private_zk_config: dict[str, Any], private_zookeeper: ZooKeeperServer
 ) -> None:
-    # The server binds its port before it runs: a reconnection landing in that window gets no
-    # answer (ZooKeeper 3.8 fails to close it: a NullPointerException in its log) and kazoo
-    # waits out its handshake, session timeout / number of hosts, before trying again. Naming
-    # the server twice halves that wait, so a reconnection caught there still comes back
-    # within the call's deadline (the session timeout), as it would with a two-server ensemble.
-    hosts = private_zookeeper.connection_string
     config = {
         **private_zk_config,
         _SESSION_KEY: 60000,  # the longest the server allows
-        "heron.statemgr.connection.string": f"{hosts},{hosts}",
+        "heron.statemgr.connection.string": private_zookeeper.restart_connection_string,
     }
     tmanager_node, _ = _nodes(config)
     with ZooKeeperStateManager(config, "test") as sm:

@@ -94,12 +94,7 @@ def test_zk_server_finds_and_expires_the_session_of_another_process(
 @pytest.mark.processes
 def test_zk_server_restarts_on_its_port_with_its_data(private_zookeeper: ZooKeeperServer) -> None:
     port, pid = private_zookeeper.port, private_zookeeper.pid
-    # The server named twice: kazoo waits for a handshake for the session timeout / number of
-    # hosts, and a reconnection that lands while the restarted server has bound its port but
-    # does not run yet gets no answer (ZooKeeper 3.8 fails to close it); once named, that wait
-    # is the whole session and the session expires (test_statemgr_zk_recovery has the same)
-    hosts = private_zookeeper.connection_string
-    client = KazooClient(f"{hosts},{hosts}")
+    client = KazooClient(private_zookeeper.restart_connection_string)
     client.start(timeout=DEADLINE_S)
     try:
         client.create("/kept", b"data")
