@@ -24,7 +24,13 @@ from heron_core.client._control import (
     request_topology_state,
     set_topology_state,
 )
-from heron_core.client._kill import kill, stop_topology_processes, topology_processes, uninstall
+from heron_core.client._kill import (
+    kill,
+    stop_timeout_secs,
+    stop_topology_processes,
+    topology_processes,
+    uninstall,
+)
 from heron_core.client._list import TopologyInfo, list_topologies
 from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.client._logs import LogFollower
@@ -75,6 +81,7 @@ __all__ = [
     "restart",
     "run",
     "set_topology_state",
+    "stop_timeout_secs",
     "stop_topology_processes",
     "stored_topology",
     "submit",

@@ -8,8 +8,9 @@ import logging
 import os
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -23,13 +24,13 @@ from heron_core.client._config import (
     topology_dir,
 )
 from heron_core.config import config_from_proto
-from heron_core.executor import ipc_dirs
-from heron_core.scheduler import EXECUTOR_GRACE_SECS
+from heron_core.executor import executor_grace_secs, ipc_dirs
 from heron_core.statemgr import StateManager
 
 __all__ = [
     "dispose_checkpoints",
     "kill",
+    "stop_timeout_secs",
     "stop_topology_processes",
     "topology_processes",
     "uninstall",
@@ -37,9 +38,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-STOP_TIMEOUT_SECS = EXECUTOR_GRACE_SECS + 10.0
-"""How long a topology's processes get to stop (the scheduler gives its executors
-`EXECUTOR_GRACE_SECS`, they give their children less) before the survivors are SIGKILLed."""
+
+def stop_timeout_secs(config: Mapping[str, Any]) -> float:
+    """How long the processes of the topology whose config is ``config`` get to stop before
+    the survivors are SIGKILLed: the scheduler gives its executors `executor_grace_secs`
+    (they give their children less), and this gives the scheduler 10 s more."""
+    return executor_grace_secs(config) + 10.0
 
 
 def topology_processes(topology_id: str) -> list[psutil.Process]:
@@ -73,12 +77,14 @@ def stop_topology_processes(
     topology_id: str,
     scheduler_pid: int | None,
     progress: Progress = quiet,
-    timeout: float = STOP_TIMEOUT_SECS,
+    timeout: float | None = None,
 ) -> None:
     """SIGTERM the topology's scheduler (or, without one, every process of the topology),
     wait until no process of the topology is left, and SIGKILL the survivors after
-    ``timeout`` seconds.
+    ``timeout`` seconds (default: `stop_timeout_secs` of the default config).
     """
+    if timeout is None:
+        timeout = stop_timeout_secs({})
     processes = topology_processes(topology_id)
     scheduler = [p for p in processes if p.pid == scheduler_pid]
     targets = scheduler or processes
@@ -184,7 +190,12 @@ topologies there: none
         topology = stored_topology(state, cluster, name)
         root = topology_dir(state, config, cluster, name)
         location = state.get_scheduler_location(name)
-        stop_topology_processes(topology.id, location.pid if location else None, progress)
+        stop_topology_processes(
+            topology.id,
+            location.pid if location else None,
+            progress,
+            stop_timeout_secs(config_from_proto(topology.topology_config)),
+        )
         if location is not None:
             launched.reap(location.pid)
         progress(f"deleting the state and the working directory of {name!r}")

@@ -17,7 +17,7 @@ from typing import Any
 
 from heron_core.client import _launched as launched
 from heron_core.client._config import Progress, client_config, quiet, working_dir
-from heron_core.client._kill import stop_topology_processes, uninstall
+from heron_core.client._kill import stop_timeout_secs, stop_topology_processes, uninstall
 from heron_core.client._loading import LoadedTopology, load_topology
 from heron_core.config import config_from_proto, config_to_proto, inert_settings
 from heron_core.errors import SchedulerError
@@ -381,7 +381,10 @@ def submit(
             pid = proc.pid
         except BaseException:
             stop_topology_processes(
-                deployment.topology.id, proc.pid if proc is not None else None, progress
+                deployment.topology.id,
+                proc.pid if proc is not None else None,
+                progress,
+                stop_timeout_secs(deployment.config),
             )
             if proc is not None:
                 launched.reap(proc.pid)

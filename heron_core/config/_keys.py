@@ -534,6 +534,15 @@ _KEYS = (
         "Restarts of one process before its executor gives up.",
         minimum=0,
     ),
+    Key(
+        "heron.executor.stop.grace.secs",
+        float,
+        10.0,
+        "Seconds a process of the topology gets between SIGTERM and SIGKILL when its executor "
+        "stops it (schedulers give the executors this plus 5 s).",
+        minimum=0,
+        exclusive_minimum=True,
+    ),
     # --- heron: instance --------------------------------------------------------------------------
     Key(
         "heron.instance.batch.max.tuples",

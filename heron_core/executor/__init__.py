@@ -38,10 +38,15 @@ from heron_core.executor._reconcile import (
 )
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import ProcessStatus, StatusFile, read_status, status_path
-from heron_core.executor._supervisor import GRACE_SECS, Supervisor
+from heron_core.executor._supervisor import (
+    GRACE_KEY,
+    Supervisor,
+    executor_grace_secs,
+    stop_grace_secs,
+)
 
 __all__ = [
-    "GRACE_SECS",
+    "GRACE_KEY",
     "STATE_KEYS",
     "Action",
     "DaemonContext",
@@ -58,6 +63,7 @@ __all__ = [
     "describe_exit",
     "desired_processes",
     "die_with_parent",
+    "executor_grace_secs",
     "instance_name",
     "ipc_dir",
     "ipc_dirs",
@@ -70,5 +76,6 @@ __all__ = [
     "state_config_json",
     "status_path",
     "stmgr_name",
+    "stop_grace_secs",
     "stop_processes",
 ]

@@ -17,7 +17,7 @@ from heron_core.executor._processes import DaemonContext, code_dir, desired_proc
 from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile, status_path
-from heron_core.executor._supervisor import Supervisor
+from heron_core.executor._supervisor import Supervisor, stop_grace_secs
 from heron_core.network import free_port
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import StateManager, create_state_manager
@@ -87,7 +87,8 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
     prefix = _parse_prefix(args.command_prefix)
     with create_state_manager(state_config, args.cluster) as state:
         topology, plan = read_plans(state, args.topology_name, args.topology_id)
-    policy = RestartPolicy.from_config(config_from_proto(topology.topology_config))
+    config = config_from_proto(topology.topology_config)
+    policy = RestartPolicy.from_config(config)
     working_dir = args.working_dir.resolve()
     ipc = ipc_dir(working_dir, args.container) if args.container != 0 else None
     if ipc is not None:
@@ -114,7 +115,10 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
             ", ".join(desired),
         )
         status = StatusFile(status_path(working_dir, args.container))
-        return Supervisor(desired, working_dir, policy, status=status).run(stop)
+        supervisor = Supervisor(
+            desired, working_dir, policy, grace_secs=stop_grace_secs(config), status=status
+        )
+        return supervisor.run(stop)
     finally:
         if ipc is not None:
             shutil.rmtree(ipc, ignore_errors=True)

@@ -8,7 +8,9 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
+from heron_core.config import REGISTRY
 from heron_core.executor._children import describe_exit, spawn, stop_processes
 from heron_core.executor._processes import ProcessSpec
 from heron_core.executor._reconcile import (
@@ -21,15 +23,32 @@ from heron_core.executor._reconcile import (
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile
 
-__all__ = ["GRACE_SECS", "Supervisor"]
+__all__ = ["GRACE_KEY", "Supervisor", "executor_grace_secs", "stop_grace_secs"]
 
 log = logging.getLogger(__name__)
 exits_log = logging.getLogger("heron_core.executor.exits")
 """Every exit of a child and giving up on one: what the status file reports too (readers
 that show the status file skip this logger's records)."""
 
-GRACE_SECS = 10.0
+GRACE_KEY = "heron.executor.stop.grace.secs"
 """How long a stopped process gets between SIGTERM and SIGKILL."""
+
+_EXECUTOR_MARGIN_SECS = 5.0
+"""What a scheduler gives an executor on top of the grace the executor gives its children,
+so that it can stop them (and log it) itself."""
+
+
+def stop_grace_secs(config: Mapping[str, Any]) -> float:
+    """Seconds an executor gives each process it stops between SIGTERM and SIGKILL:
+    ``heron.executor.stop.grace.secs`` of a topology's config (its default when unset)."""
+    return float(config.get(GRACE_KEY, REGISTRY[GRACE_KEY].default))
+
+
+def executor_grace_secs(config: Mapping[str, Any]) -> float:
+    """Seconds a scheduler gives each executor it stops between SIGTERM and SIGKILL: the
+    executor's own grace for its children plus a margin."""
+    return stop_grace_secs(config) + _EXECUTOR_MARGIN_SECS
+
 
 _MAX_IDLE_SECS = 1.0
 
@@ -59,7 +78,7 @@ class Supervisor:
         working_dir: Path,
         policy: RestartPolicy,
         *,
-        grace_secs: float = GRACE_SECS,
+        grace_secs: float = REGISTRY[GRACE_KEY].default,
         clock: Callable[[], float] = time.monotonic,
         status: StatusFile | None = None,
     ) -> None:
@@ -190,7 +209,8 @@ class Supervisor:
         # Both phases share one grace period (the scheduler gives the executor a little more).
         start = time.monotonic()
         stop_processes(dependents, self._grace_secs)
-        remaining = max(self._grace_secs - (time.monotonic() - start), 1.0)
+        floor = min(self._grace_secs, 1.0)  # the rest get a moment even when phase 1 took all
+        remaining = max(self._grace_secs - (time.monotonic() - start), floor)
         stop_processes({n: p for n, p in self._procs.items() if n not in dependents}, remaining)
         for name, proc in self._procs.items():
             log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(proc.wait()))

@@ -10,7 +10,7 @@ the per-topology scheduler service that ``heron submit`` starts.
 from __future__ import annotations
 
 from heron_core.plugins import load_plugin
-from heron_core.scheduler._local import EXECUTOR_GRACE_SECS, LocalScheduler
+from heron_core.scheduler._local import LocalScheduler
 from heron_core.scheduler._package import SHIPPED, build_package, unpack_package
 from heron_core.scheduler._requests import (
     RequestAnswer,
@@ -25,7 +25,6 @@ from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
 __all__ = [
     "BUILTINS",
-    "EXECUTOR_GRACE_SECS",
     "SHIPPED",
     "LocalScheduler",
     "RequestAnswer",

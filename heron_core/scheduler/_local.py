@@ -14,12 +14,12 @@ from typing import Any
 
 from heron_core.errors import SchedulerError
 from heron_core.executor import (
-    GRACE_SECS,
     DaemonContext,
     ProcessRecord,
     ProcessSpec,
     RestartPolicy,
     describe_exit,
+    executor_grace_secs,
     record_exit,
     spawn,
     state_config_json,
@@ -27,13 +27,9 @@ from heron_core.executor import (
 from heron_core.proto import packing_plan_pb2
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
-__all__ = ["EXECUTOR_GRACE_SECS", "LocalScheduler"]
+__all__ = ["LocalScheduler"]
 
 log = logging.getLogger(__name__)
-
-EXECUTOR_GRACE_SECS = GRACE_SECS + 5.0
-"""How long an executor gets between SIGTERM and SIGKILL: longer than the grace it gives its
-own children, so that it can stop them (and log it) itself."""
 
 
 class LocalScheduler(Scheduler):
@@ -49,7 +45,9 @@ class LocalScheduler(Scheduler):
     Args:
         command_prefix: the argv that runs a module, followed by ``heron_core.executor``
             (default: this Python with ``-m``); a test seam for fake executors.
-        grace_secs: how long executors get between SIGTERM and SIGKILL in `on_kill`.
+        grace_secs: how long executors get between SIGTERM and SIGKILL in `on_kill` (default:
+            the topology's ``heron.executor.stop.grace.secs`` plus a margin, see
+            `executor_grace_secs`).
         clock: monotonic seconds, for the restart back-off.
     """
 
@@ -57,11 +55,12 @@ class LocalScheduler(Scheduler):
         self,
         *,
         command_prefix: Sequence[str] = (sys.executable, "-m"),
-        grace_secs: float = EXECUTOR_GRACE_SECS,
+        grace_secs: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._command_prefix = tuple(command_prefix)
-        self._grace_secs = grace_secs
+        self._grace_override = grace_secs
+        self._grace_secs = executor_grace_secs({}) if grace_secs is None else grace_secs
         self._clock = clock
         self._lock = threading.Lock()
         self._killed = threading.Event()
@@ -75,9 +74,12 @@ class LocalScheduler(Scheduler):
         self._failure: str | None = None
 
     def initialize(self, config: Mapping[str, Any], runtime: TopologyRuntime) -> None:
-        """See `Scheduler.initialize`; reads the state-manager and restart keys of ``config``."""
+        """See `Scheduler.initialize`; reads the state-manager, restart and stop-grace keys of
+        ``config``."""
         self._runtime = runtime
         self._policy = RestartPolicy.from_config(config)
+        if self._grace_override is None:
+            self._grace_secs = executor_grace_secs(config)
         self._context = DaemonContext(
             topology_name=runtime.topology_name,
             topology_id=runtime.topology_id,

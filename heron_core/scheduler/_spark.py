@@ -33,7 +33,12 @@ import psutil
 
 from heron_core.config import SPARK_CONF_PREFIX
 from heron_core.errors import ConfigurationError, SchedulerError
-from heron_core.executor import RestartPolicy, ipc_dirs, state_config_json
+from heron_core.executor import (
+    RestartPolicy,
+    executor_grace_secs,
+    ipc_dirs,
+    state_config_json,
+)
 from heron_core.proto import packing_plan_pb2
 from heron_core.scheduler._package import build_package
 from heron_core.scheduler._spark_conf import (
@@ -70,7 +75,6 @@ _SLOTS_SETTLE_SECS = 10.0
 _PROBE_TIMEOUT_SECS = 5.0
 _STATE_TIMEOUT_SECS = 5.0
 _JOIN_SECS = 30.0
-_LOCAL_STOP_SECS = 15.0
 
 
 def _require_pyspark() -> None:
@@ -538,7 +542,8 @@ class SparkScheduler(Scheduler):
     def on_kill(self) -> None:
         """See `Scheduler.on_kill`: cancels every container's job, stops the SparkContext (the
         application ends as FINISHED) and, with a ``local[N]`` master, waits until every
-        process of the topology on this host has exited (SIGKILL after 15 s)."""
+        process of the topology on this host has exited (SIGKILL after `executor_grace_secs`,
+        15 s by default)."""
         with self._lock:
             if self._killed.is_set() and self._sc is None:
                 return
@@ -557,12 +562,13 @@ class SparkScheduler(Scheduler):
         self._stop_context()
         log.info("the Spark application and its driver JVM have stopped")
         if local:
-            _, alive = psutil.wait_procs(local, timeout=_LOCAL_STOP_SECS)
+            grace = executor_grace_secs(self._config)
+            _, alive = psutil.wait_procs(local, timeout=grace)
             for process in alive:
                 log.warning("pid %d outlived the Spark application: SIGKILL", process.pid)
                 with contextlib.suppress(psutil.NoSuchProcess):
                     process.kill()
-            psutil.wait_procs(alive, timeout=_LOCAL_STOP_SECS)
+            psutil.wait_procs(alive, timeout=grace)
             assert self._runtime is not None
             for container_dir in (self._runtime.working_dir / "containers").glob("*"):
                 for directory in ipc_dirs(container_dir):

@@ -31,6 +31,7 @@ from heron_core.client import (
     MetricsClient,
     install,
     prepare,
+    stop_timeout_secs,
     stop_topology_processes,
     topology_processes,
     uninstall,
@@ -108,7 +109,9 @@ class TopologyRun:
             self._metrics.close()
             self._metrics = None
         self._scheduler.close()
-        stop_topology_processes(self.topology_id, None)
+        stop_topology_processes(
+            self.topology_id, None, timeout=stop_timeout_secs(self.deployment.config)
+        )
         if self._state is not None:
             uninstall(self._state, self.name, self.working_dir, keep_dir=True)
             self._state.close()

@@ -59,6 +59,7 @@ BRIEF_KEYS = {
     "heron.executor.restart.backoff.initial.secs": (float, 1.0),
     "heron.executor.restart.backoff.max.secs": (float, 30.0),
     "heron.executor.restart.max.attempts": (int, 150),
+    "heron.executor.stop.grace.secs": (float, 10.0),
     "heron.metrics.export.interval.sec": (float, 1.0),
 }
 

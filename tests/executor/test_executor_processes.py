@@ -138,3 +138,21 @@ def test_stop_processes_kills_what_ignores_sigterm() -> None:
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
+
+
+def test_a_process_ignoring_sigterm_is_killed_after_the_topologys_grace(
+    fake_container: FakeContainer,
+) -> None:
+    # heron.executor.stop.grace.secs is the executor's wait between SIGTERM and SIGKILL (the
+    # default, 10 s, would not appear in the warning)
+    write_topology(fake_container.state_config, **FAST, **{"heron.executor.stop.grace.secs": 0.5})
+    fake_container.behave(tmanager="ignore_term")
+    executor = fake_container.executor(0)
+    wait_until(lambda: fake_container.starts("tmanager"), "the tmanager")
+    pid = fake_container.starts("tmanager")[0]
+    executor.send_signal(signal.SIGTERM)
+    assert executor.wait(timeout=60) == 0
+    assert not alive(pid)
+    log = fake_container.log("executor-0")
+    assert f"tmanager (pid {pid}) did not stop within 0.5 s of SIGTERM: SIGKILL" in log
+    assert f"tmanager (pid {pid}) exited with signal SIGKILL" in log
