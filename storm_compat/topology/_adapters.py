@@ -38,7 +38,6 @@ from storm_compat.tuple import Fields, Tuple
 
 __all__ = ["BasicBoltAdapter", "BoltAdapter", "CustomGroupingAdapter", "SpoutAdapter"]
 
-_new = object.__new__
 
 TICK_FIELDS = Fields("rate_secs")
 """The fields of Storm's tick stream."""
