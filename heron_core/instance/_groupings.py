@@ -63,6 +63,10 @@ class Chooser:
     cache: dict[Any, int] | None = None
     """For a fields grouping on one field: value -> task memo that ``choose`` fills (callers
     may read it first and call ``choose`` on a miss)."""
+    fixed: int = -1
+    """The one task every tuple goes to, for a grouping that picks among a single task (all
+    but custom ones, which may refuse it, and all, which is multi), else -1: callers may skip
+    ``choose``."""
 
 
 def _round_robin(tasks: Sequence[int], rng: random.Random) -> Callable[[Sequence[Any]], int]:
@@ -124,6 +128,10 @@ def _partial_key(tasks: Sequence[int], indices: Sequence[int]) -> Callable[[Sequ
     return choose
 
 
+_ONE_OF = (G.SHUFFLE, G.NONE, G.LOCAL_OR_SHUFFLE, G.LOWEST, G.FIELDS, G.PARTIAL_KEY)
+"""The groupings that send each tuple to one of the consumer's tasks, by a rule of their own."""
+
+
 def build_chooser(
     component: str,
     inp: topology_pb2.InputStream,
@@ -150,6 +158,9 @@ def build_chooser(
     if gtype == G.DIRECT:
         return None
     ordered = tuple(sorted(tasks))
+    if len(ordered) == 1 and gtype in _ONE_OF:
+        only = ordered[0]
+        return Chooser(component, gtype, ordered, lambda values: only, False, fixed=only)
     if gtype in (G.SHUFFLE, G.NONE):
         return Chooser(component, gtype, ordered, _round_robin(ordered, rng), False)
     if gtype == G.LOCAL_OR_SHUFFLE:

@@ -94,6 +94,7 @@ class StreamRoute:
         "direct_tasks",
         "emitted",
         "fields",
+        "fixed",
         "key_index",
         "kind",
         "limit",
@@ -121,6 +122,7 @@ class StreamRoute:
         self.emitted = 0
         self.silent = True  # nobody subscribes (until a consumer is added)
         self.choose: Callable[[Sequence[Any]], int] | None = None  # the one grouping, if one
+        self.fixed = -1  # its only task, when it has one (see Chooser.fixed)
         self.key_index = -1  # its field's index, when it memoizes value -> task in `cache`
         self.cache: dict[Any, int] = {}
         self.marshal = True  # values are marshaled until a batch holds something marshal refuses
@@ -147,7 +149,7 @@ class StreamRoute:
             self.choose = self.single[0]
             self.kind = ONE
         else:
-            self.key_index = -1
+            self.fixed = self.key_index = -1
             self.kind = GENERAL
 
     # --- sending -----------------------------------------------------------------------------
@@ -188,14 +190,16 @@ class StreamRoute:
         kind = type(values)
         if (kind is not list and kind is not tuple) or len(values) != self.arity:
             values = self._checked(values)
-        index = self.key_index
-        if index < 0:
-            task = self.choose(values)  # type: ignore[misc]
-        else:
-            try:
-                task = self.cache[values[index]]
-            except (KeyError, TypeError):
+        task = self.fixed
+        if task < 0:
+            index = self.key_index
+            if index < 0:
                 task = self.choose(values)  # type: ignore[misc]
+            else:
+                try:
+                    task = self.cache[values[index]]
+                except (KeyError, TypeError):
+                    task = self.choose(values)  # type: ignore[misc]
         if self.acking:
             self.anchors[task].append(() if tree is None else tree.copy())
         buffer = self.buffers[task]
@@ -481,6 +485,7 @@ class Router:
                     route.multi.append(chooser.choose)
                 else:
                     route.single.append(chooser.choose)
+                    route.fixed = chooser.fixed
                     if chooser.cache is not None:
                         route.key_index, route.cache = chooser.key_index, chooser.cache
             route.specialise(fast=specialise)

@@ -156,3 +156,31 @@ def test_custom_grouping_choosing_a_foreign_task_is_an_error() -> None:
 def test_direct_grouping_has_no_chooser() -> None:
     inp = topology_pb2.InputStream(gtype=G.DIRECT)
     assert build_chooser("dst", inp, FIELDS, [1], set(), random.Random(), lambda *a: None) is None
+
+
+@pytest.mark.parametrize(
+    ("gtype", "fields"),
+    [
+        (G.SHUFFLE, ()),
+        (G.NONE, ()),
+        (G.LOCAL_OR_SHUFFLE, ()),
+        (G.LOWEST, ()),
+        (G.FIELDS, ("word",)),
+        (G.FIELDS, ("word", "n")),
+        (G.PARTIAL_KEY, ("word",)),
+    ],
+)
+def test_a_grouping_over_one_task_names_it_as_fixed(gtype: int, fields: tuple[str, ...]) -> None:
+    # the router then sends every tuple there without calling choose (no hashing, no memo)
+    one = chooser(gtype, [7], fields)
+    assert one.fixed == 7 and one.cache is None
+    assert {one.choose([word, n]) for word, n in [("a", 1), ("b", 2), ("", 3)]} == {7}
+    assert chooser(gtype, [7, 9], fields).fixed == -1
+
+
+def test_all_and_custom_groupings_over_one_task_are_not_fixed() -> None:
+    assert chooser(G.ALL, [7]).fixed == -1
+    rogue = chooser(G.CUSTOM, [7], custom=Rogue())  # still asked, and still refused
+    assert rogue.fixed == -1
+    with pytest.raises(ValueError, match="not one of its tasks"):
+        rogue.choose(["w", 1])
