@@ -76,15 +76,13 @@ def _alive(processes: Sequence[psutil.Process]) -> list[psutil.Process]:
 def stop_topology_processes(
     topology_id: str,
     scheduler_pid: int | None,
+    timeout: float,
     progress: Progress = quiet,
-    timeout: float | None = None,
 ) -> None:
     """SIGTERM the topology's scheduler (or, without one, every process of the topology),
     wait until no process of the topology is left, and SIGKILL the survivors after
-    ``timeout`` seconds (default: `stop_timeout_secs` of the default config).
+    ``timeout`` seconds (the topology's `stop_timeout_secs`).
     """
-    if timeout is None:
-        timeout = stop_timeout_secs({})
     processes = topology_processes(topology_id)
     scheduler = [p for p in processes if p.pid == scheduler_pid]
     targets = scheduler or processes
@@ -193,8 +191,8 @@ topologies there: none
         stop_topology_processes(
             topology.id,
             location.pid if location else None,
-            progress,
             stop_timeout_secs(config_from_proto(topology.topology_config)),
+            progress,
         )
         if location is not None:
             launched.reap(location.pid)

@@ -383,8 +383,8 @@ def submit(
             stop_topology_processes(
                 deployment.topology.id,
                 proc.pid if proc is not None else None,
-                progress,
                 stop_timeout_secs(deployment.config),
+                progress,
             )
             if proc is not None:
                 launched.reap(proc.pid)

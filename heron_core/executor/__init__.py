@@ -38,15 +38,9 @@ from heron_core.executor._reconcile import (
 )
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import ProcessStatus, StatusFile, read_status, status_path
-from heron_core.executor._supervisor import (
-    GRACE_KEY,
-    Supervisor,
-    executor_grace_secs,
-    stop_grace_secs,
-)
+from heron_core.executor._supervisor import Supervisor, executor_grace_secs
 
 __all__ = [
-    "GRACE_KEY",
     "STATE_KEYS",
     "Action",
     "DaemonContext",
@@ -76,6 +70,5 @@ __all__ = [
     "state_config_json",
     "status_path",
     "stmgr_name",
-    "stop_grace_secs",
     "stop_processes",
 ]

@@ -23,14 +23,14 @@ from heron_core.executor._reconcile import (
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile
 
-__all__ = ["GRACE_KEY", "Supervisor", "executor_grace_secs", "stop_grace_secs"]
+__all__ = ["Supervisor", "executor_grace_secs", "stop_grace_secs"]
 
 log = logging.getLogger(__name__)
 exits_log = logging.getLogger("heron_core.executor.exits")
 """Every exit of a child and giving up on one: what the status file reports too (readers
 that show the status file skip this logger's records)."""
 
-GRACE_KEY = "heron.executor.stop.grace.secs"
+_GRACE_KEY = "heron.executor.stop.grace.secs"
 """How long a stopped process gets between SIGTERM and SIGKILL."""
 
 _EXECUTOR_MARGIN_SECS = 5.0
@@ -41,7 +41,7 @@ so that it can stop them (and log it) itself."""
 def stop_grace_secs(config: Mapping[str, Any]) -> float:
     """Seconds an executor gives each process it stops between SIGTERM and SIGKILL:
     ``heron.executor.stop.grace.secs`` of a topology's config (its default when unset)."""
-    return float(config.get(GRACE_KEY, REGISTRY[GRACE_KEY].default))
+    return float(config.get(_GRACE_KEY, REGISTRY[_GRACE_KEY].default))
 
 
 def executor_grace_secs(config: Mapping[str, Any]) -> float:
@@ -78,7 +78,7 @@ class Supervisor:
         working_dir: Path,
         policy: RestartPolicy,
         *,
-        grace_secs: float = REGISTRY[GRACE_KEY].default,
+        grace_secs: float = REGISTRY[_GRACE_KEY].default,
         clock: Callable[[], float] = time.monotonic,
         status: StatusFile | None = None,
     ) -> None:

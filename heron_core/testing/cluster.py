@@ -109,9 +109,7 @@ class TopologyRun:
             self._metrics.close()
             self._metrics = None
         self._scheduler.close()
-        stop_topology_processes(
-            self.topology_id, None, timeout=stop_timeout_secs(self.deployment.config)
-        )
+        stop_topology_processes(self.topology_id, None, stop_timeout_secs(self.deployment.config))
         if self._state is not None:
             uninstall(self._state, self.name, self.working_dir, keep_dir=True)
             self._state.close()
