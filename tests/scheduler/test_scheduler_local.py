@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -35,11 +36,13 @@ PLAN = packing_plan_pb2.PackingPlan(
 )
 
 
-def _scheduler(root: Path, grace_secs: float = 10.0) -> LocalScheduler:
+def _scheduler(
+    root: Path, grace_secs: float | None = 10.0, config: dict[str, Any] = CONFIG
+) -> LocalScheduler:
     scheduler = LocalScheduler(
         command_prefix=(sys.executable, str(FAKE_DAEMON)), grace_secs=grace_secs
     )
-    scheduler.initialize(CONFIG, TopologyRuntime("fake", "fake-1", "local", root))
+    scheduler.initialize(config, TopologyRuntime("fake", "fake-1", "local", root))
     return scheduler
 
 
@@ -129,3 +132,21 @@ def test_on_kill_sigkills_an_executor_that_ignores_sigterm(root: Path) -> None:
     (stubborn,) = starts(root, "executor-1")
     assert not alive(stubborn)
     assert ("stop", stubborn) not in events(root, "executor-1")
+
+
+@pytest.mark.processes
+def test_on_kill_gives_executors_the_topologys_stop_grace_plus_5_s(
+    root: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (root / "fake").mkdir()
+    (root / "fake" / "behaviour.json").write_text(json.dumps({"executor-1": "ignore_term"}))
+    config = {**CONFIG, "heron.executor.stop.grace.secs": 0.5}
+    scheduler = _scheduler(root, grace_secs=None, config=config)
+    try:
+        scheduler.on_schedule(PLAN)
+        wait_until(lambda: all(starts(root, f"executor-{k}") for k in range(3)), "executors")
+    finally:
+        scheduler.on_kill()
+    (stubborn,) = starts(root, "executor-1")
+    assert not alive(stubborn)
+    assert f"executor pid {stubborn} ignored SIGTERM for 6 s: SIGKILL" in caplog.text
