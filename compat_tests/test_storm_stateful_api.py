@@ -153,7 +153,7 @@ def _planned_adapter() -> StatefulBoltAdapter:
 
 def _feed(adapter: StatefulBoltAdapter, *words: str) -> None:
     for n, word in enumerate(words):
-        tup = object.__new__(adapter.tuple_type)
+        tup = NativeTuple.__new__(adapter.tuple_type)
         NativeTuple.__init__(tup, f"t{n}", "words", "default", 1, [word])
         adapter.process(tup)
 

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from types import ModuleType
 
 COMPILED = (
+    "heron_core.api._tuple",
     "heron_core.instance._acking",
     "heron_core.instance._anchoring",
     "heron_core.instance._bolt",
@@ -30,8 +31,8 @@ COMPILED = (
     "heron_core.instance._spout",
     "heron_core.stmgr._trees",
 )
-"""The modules on the per-tuple path (router, groupings, anchoring, the collectors, the
-instance's and the stream manager's acking trackers)."""
+"""The modules on the per-tuple path (the received tuple and its batch, router, groupings,
+anchoring, the collectors, the instance's and the stream manager's acking trackers)."""
 
 ENV = "HERON_PURE_PYTHON"
 

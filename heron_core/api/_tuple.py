@@ -6,16 +6,28 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import length_hint
 from typing import Any, ClassVar
 
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # only mypyc reads it: the plain modules need no mypy_extensions
+
+    def mypyc_attr(*attrs: str, **flags: bool) -> Callable[[type], type]:  # type: ignore[misc]
+        return lambda cls: cls
+
+
 __all__ = ["InputBatch", "Tuple"]
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class Tuple:
     """A received tuple: ``Tuple(id, component, stream, task, values)``.
 
     Field names and order are those of heronpy's and pystorm's namedtuple, and it unpacks
     and indexes like one. It is built once per received tuple, so it is a ``__slots__`` class
     with a plain ``__init__`` (about 2x cheaper to build than a namedtuple subclass that
-    carries the acking slots). Equality is by the five fields; the hash leaves out
+    carries the acking slots). Compiled (``heron_core._compiled``), it is a C class: the
+    instance's anchoring reads its slots as struct fields, and Python subclasses (the Storm
+    facade's, a bolt's ``tuple_type``) are allowed; ``Tuple.__new__(cls)`` makes an instance
+    without ``__init__`` (``object.__new__`` refuses a C class). Equality is by the five fields; the hash leaves out
     ``values`` so tuples with list values can be dict keys.
 
     Tick tuples come from component ``"__system"`` on stream ``"__tick"``.
@@ -93,6 +105,7 @@ class Tuple:
         )
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class InputBatch:
     """The inputs of one received batch, handed whole to a bolt that overrides
     ``Bolt.process_batch`` (see there).
@@ -202,7 +215,7 @@ class InputBatch:
         ``process`` with it, one at a time: also the runtime's path for a bolt that takes its
         inputs one by one (``paced``: calling `serve` between two calls when it is due).
         Built without ``__init__``, with only the slots that the acking mode reads."""
-        new = object.__new__
+        new = Tuple.__new__
         due = self.due if paced else _NEVER
         serve = self.serve
         kind = self._kind

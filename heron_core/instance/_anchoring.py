@@ -10,6 +10,7 @@ complete when its value comes back to 0.
 
 Here:
 
+- :class:`EdgeIds` draws the random root keys and edge ids;
 - :class:`SpoutTree` roots a tree for a spout emit and gives each copy its edge;
 - :class:`Anchored` gives each copy of a bolt's emit one edge per anchor, XORed into the anchor's
   pending value (``Tuple._ackval``) and merged per tree;
@@ -24,6 +25,7 @@ tree.
 from __future__ import annotations
 
 import random
+import struct
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,11 +36,29 @@ from heron_core.instance._acking import AckSender, InFlight
 Anchors = Sequence[tuple[int, int, int]]
 """(spout task, root key, edge value) of each tree one tuple copy belongs to."""
 
-Ids = Callable[[int], int]
-"""Draws random bits: ``ids(64)``, as ``random.getrandbits``."""
+_POOL = 512
+"""Ids drawn per call to the generator."""
 
-RANDOM_IDS: Ids = random.getrandbits
-"""Where edge and root ids come from outside tests."""
+
+class EdgeIds:
+    """Random 64-bit ids, never 0 (root keys and edges), drawn from ``bits``
+    (``random.getrandbits`` unless a test passes a seeded generator's) `_POOL` at a time: a
+    call of the generator per 512 ids instead of one per id."""
+
+    __slots__ = ("_bits", "_pool")
+
+    def __init__(self, bits: Callable[[int], int] = random.getrandbits) -> None:
+        self._bits = bits
+        self._pool: list[int] = []
+
+    def next(self) -> int:
+        """The next id."""
+        pool = self._pool
+        if not pool:
+            raw = self._bits(64 * _POOL).to_bytes(8 * _POOL, "little")
+            pool = self._pool = list(struct.unpack(f"<{_POOL}Q", raw))
+        return pool.pop() or 1
+
 
 _WARN_ACKED = "anchored a new tuple to a tuple already acked or failed"
 _WARN_TWICE = "acked or failed the same tuple twice; ignored"
@@ -96,7 +116,7 @@ class SpoutTree(Tree):
 
     __slots__ = ("_acks", "_ids", "_in_flight", "copies", "root", "spout_task", "value")
 
-    def __init__(self, spout_task: int, acks: AckSender, in_flight: InFlight, ids: Ids) -> None:
+    def __init__(self, spout_task: int, acks: AckSender, in_flight: InFlight, ids: EdgeIds) -> None:
         self.spout_task = spout_task
         self._acks = acks
         self._in_flight = in_flight
@@ -107,13 +127,13 @@ class SpoutTree(Tree):
 
     def start(self) -> SpoutTree:
         """A new tree (a new root key, no copies yet)."""
-        self.root = self._ids(64) or 1
+        self.root = self._ids.next()
         self.value = 0
         self.copies = 0
         return self
 
     def copy(self) -> Anchors:
-        edge = self._ids(64) or 1
+        edge = self._ids.next()
         self.value ^= edge
         self.copies += 1
         return ((self.spout_task, self.root, edge),)
@@ -137,7 +157,7 @@ class Anchored(Tree):
 
     __slots__ = ("_acker", "_anchors", "_ids", "_live", "_one")
 
-    def __init__(self, acker: Acker, ids: Ids) -> None:
+    def __init__(self, acker: Acker, ids: EdgeIds) -> None:
         self._acker = acker
         self._ids = ids
         self._anchors: Any = None  # the emit's anchors, until its first copy sorts them
@@ -146,24 +166,26 @@ class Anchored(Tree):
 
     def _sort(self) -> None:
         anchors, self._anchors = self._anchors, None
-        live = self._acker._live
+        acker = self._acker
+        one: Any  # checked by _live: a user's emit may anchor to anything
         if isinstance(anchors, Tuple):
             one = anchors
         elif (type(anchors) is list or type(anchors) is tuple) and len(anchors) == 1:
             one = anchors[0]  # the usual case: no list of live anchors to build
         else:
-            chosen = [anchor for anchor in anchors if live(anchor)]
+            chosen = [anchor for anchor in anchors if acker._live(anchor)]
             self._one, self._live = (chosen[0], []) if len(chosen) == 1 else (None, chosen)
             return
-        self._one = one if live(one) else None
-        self._live = []
+        self._one = one if acker._live(one) else None
+        if self._live:
+            self._live = []
 
     def copy(self) -> Anchors:
         if self._anchors is not None:
             self._sort()
         anchor = self._one
         if anchor is not None:
-            edge = self._ids(64) or 1
+            edge = self._ids.next()
             anchor._ackval ^= edge
             roots = anchor._roots
             if len(roots) == 1:
@@ -175,7 +197,7 @@ class Anchored(Tree):
         ids = self._ids
         merged: dict[tuple[int, int], int] = {}
         for anchor in self._live:
-            edge = ids(64) or 1
+            edge = ids.next()
             anchor._ackval ^= edge
             for spout_task, root, _ in anchor._roots:
                 merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
@@ -195,14 +217,13 @@ class Acker:
         acks: AckSender,
         where: str,
         warn: Callable[[str], None],
-        ids: Ids = RANDOM_IDS,
+        ids: EdgeIds | None = None,
     ) -> None:
         self._where = where
         self._acks = acks
         self._warn = warn
-        self._ids = ids
         self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
-        self._tree = Anchored(self, ids)
+        self._tree = Anchored(self, ids if ids is not None else EdgeIds())
 
     def anchored(self, anchors: Any) -> Anchored:
         """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them); its

@@ -8,7 +8,7 @@ from typing import Any
 
 from heron_core.api import DEFAULT_STREAM
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import RANDOM_IDS, Ids, SpoutTree
+from heron_core.instance._anchoring import EdgeIds, SpoutTree
 from heron_core.instance._router import HookedRouter, Router
 
 
@@ -30,11 +30,13 @@ class SpoutCollector:
         acks: AckSender,
         in_flight: InFlight,
         immediate_acks: deque[tuple[Any, str]],
-        ids: Ids = RANDOM_IDS,
+        ids: EdgeIds | None = None,
     ) -> None:
         self._router = router
         self._acking = router.acking
-        self._tree = SpoutTree(router.task_id, acks, in_flight, ids)
+        self._tree = SpoutTree(
+            router.task_id, acks, in_flight, ids if ids is not None else EdgeIds()
+        )
         self._immediate = immediate_acks
         self._acks = acks
         self._in_flight = in_flight

@@ -12,7 +12,7 @@ from storm_compat.tuple._fields import Fields
 __all__ = ["Tuple"]
 
 
-_new = object.__new__
+_new = NativeTuple.__new__
 _native_init = NativeTuple.__init__
 
 

@@ -23,7 +23,7 @@ from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.config import REGISTRY, build_config
 from heron_core.errors import ConfigurationError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker
+from heron_core.instance._anchoring import Acker, EdgeIds
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import (
@@ -207,7 +207,7 @@ def test_pickled_batches_are_split_and_refused_in_pickle_sizes() -> None:
 
 def bolt(acking: bool, **limits: Any) -> tuple[Router, Wire, BoltCollector]:
     r, wire = router("mid", acking=acking, **limits)
-    acker = Acker(AckSender(wire), "here", lambda what: None, random.Random(2).getrandbits)  # type: ignore[arg-type]
+    acker = Acker(AckSender(wire), "here", lambda what: None, EdgeIds(random.Random(2).getrandbits))  # type: ignore[arg-type]
     return r, wire, BoltCollector(r, acker)
 
 
@@ -252,7 +252,7 @@ def test_a_spout_emit_past_the_limit_refuses_only_that_tuple() -> None:
         AckSender(wire),
         in_flight,
         deque(),
-        random.Random(3).getrandbits,  # type: ignore[arg-type]
+        EdgeIds(random.Random(3).getrandbits),
     )
     collector.emit(["fine"], "id-1")
     with pytest.raises(UserCodeError, match=r"heron\.instance\.max\.tuple\.bytes"):

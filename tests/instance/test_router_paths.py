@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from heron_core.api import Bolt, CustomGrouping, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker
+from heron_core.instance._anchoring import Acker, EdgeIds
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import Router
@@ -130,7 +130,7 @@ def build(
         specialise=specialise,
     )
     acks = AckSender(wire)  # type: ignore[arg-type]
-    ids = random.Random(seed + 1).getrandbits
+    ids = EdgeIds(random.Random(seed + 1).getrandbits)
     collector: Any
     if component == "src":
         collector = SpoutCollector(router, acks, InFlight(lambda: 0.0), deque(), ids)

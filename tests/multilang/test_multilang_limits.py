@@ -17,6 +17,7 @@ from multilang_support import SCRIPTS, FakeContext, IdleFailures
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
 from heron_core.errors import UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
+from heron_core.instance._anchoring import EdgeIds
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import MAX_TUPLE_KEY, Router
 from heron_core.instance._spout import SpoutCollector
@@ -79,7 +80,7 @@ def collector() -> tuple[SpoutCollector, Wire]:
         AckSender(wire),  # type: ignore[arg-type]
         InFlight(lambda: 0.0),
         deque(),
-        random.Random(1).getrandbits,
+        EdgeIds(random.Random(1).getrandbits),
     )
     return spout, wire
 

@@ -15,7 +15,7 @@ def delivered(
 ) -> Any:
     """An input for ``bolt`` as the runtime builds it: an instance of ``bolt.tuple_type`` with
     only the kernel tuple's slots set (``__init__`` of the kernel's ``Tuple``, not the type's)."""
-    tup = object.__new__(bolt.tuple_type)
+    tup = NativeTuple.__new__(bolt.tuple_type)
     NativeTuple.__init__(tup, id, component, stream, task, values)
     return tup
 

@@ -123,7 +123,7 @@ class FakeCollector:
 
 def delivered(bolt: Bolt, component: str, stream: str, values: list[Any]) -> Any:
     """An input as the runtime builds it (only the kernel tuple's slots set)."""
-    tup = object.__new__(bolt.tuple_type)
+    tup = NativeTuple.__new__(bolt.tuple_type)
     NativeTuple.__init__(tup, None, component, stream, 1, values)
     return tup
 
