@@ -27,8 +27,8 @@ class Tuple:
     carries the acking slots). Compiled (``heron_core._compiled``), it is a C class: the
     instance's anchoring reads its slots as struct fields, and Python subclasses (the Storm
     facade's, a bolt's ``tuple_type``) are allowed; ``Tuple.__new__(cls)`` makes an instance
-    without ``__init__`` (``object.__new__`` refuses a C class). Equality is by the five fields; the hash leaves out
-    ``values`` so tuples with list values can be dict keys.
+    without ``__init__`` (``object.__new__`` refuses a C class). Equality is by the five
+    fields; the hash leaves out ``values`` so tuples with list values can be dict keys.
 
     Tick tuples come from component ``"__system"`` on stream ``"__tick"``.
 
@@ -61,7 +61,15 @@ class Tuple:
 
     _fields: ClassVar[tuple[str, ...]] = ("id", "component", "stream", "task", "values")
 
-    def __init__(self, id: Any, component: str, stream: str, task: int | None, values: Any) -> None:
+    # Any (the docstring says what they hold): compiled, a narrower type would be checked on
+    # every set and in __init__, refusing what the plain class takes (a test's int component).
+    id: Any
+    component: Any
+    stream: Any
+    task: Any
+    values: Any
+
+    def __init__(self, id: Any, component: Any, stream: Any, task: Any, values: Any) -> None:
         self.id = id
         self.component = component
         self.stream = stream
@@ -78,7 +86,7 @@ class Tuple:
         self._origin: Any = None
         self._received: float = 0.0
 
-    def _astuple(self) -> tuple[Any, str, str, int | None, Any]:
+    def _astuple(self) -> tuple[Any, Any, Any, Any, Any]:
         return (self.id, self.component, self.stream, self.task, self.values)
 
     def __iter__(self) -> Iterator[Any]:
@@ -147,11 +155,16 @@ class InputBatch:
         "values",
     )
 
+    component: Any  # Any, as in Tuple: compiled, a narrower type would be checked
+    stream: Any
+    task: Any
+    values: Any
+
     def __init__(
         self,
-        component: str,
-        stream: str,
-        task: int,
+        component: Any,
+        stream: Any,
+        task: Any,
         values: Sequence[Any],
         origin: Any = None,
         received: float = 0.0,
