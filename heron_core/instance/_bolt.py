@@ -41,7 +41,7 @@ class BoltCollector:
         need_task_ids: Any = False,
     ) -> list[int] | None:
         tree = self._acker.anchored(anchors) if anchors and self._acking else None
-        tasks = self._router.emit(tup, stream, direct_task, tree)
+        tasks = self._router.emit(tup, stream, direct_task, tree, bool(need_task_ids))
         return tasks if need_task_ids else None
 
     def reset_timeout(self, tup: Tuple) -> None:

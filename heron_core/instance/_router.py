@@ -153,14 +153,15 @@ class StreamRoute:
             self.kind = GENERAL
 
     # --- sending -----------------------------------------------------------------------------
-    def send(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+    def send(self, values: Sequence[Any], tree: Tree | None, need: bool = True) -> list[int] | None:
         """Send ``values`` (with anchors from ``tree``, acking on) to the tasks the stream's
-        groupings choose; those tasks. Dispatches on `kind` (compiled: direct calls)."""
+        groupings choose; those tasks (None, unless ``need``, where listing them would take a
+        new list). Dispatches on `kind` (compiled: direct calls)."""
         kind = self.kind
         if kind == ONE:
-            return self._send_one(values, tree)
+            return self._send_one(values, tree, need)
         if kind == SILENT:
-            return self._send_silent(values, tree)
+            return self._send_silent(values, tree, need)
         if kind == GENERAL:
             return self._send_general(values, tree)
         return self._send_undirected(values, tree)
@@ -185,7 +186,7 @@ class StreamRoute:
             )
         return values
 
-    def _send_one(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+    def _send_one(self, values: Sequence[Any], tree: Tree | None, need: bool) -> list[int] | None:
         """``send`` for a stream with one consuming task per tuple (see `specialise`)."""
         kind = type(values)
         if (kind is not list and kind is not tuple) or len(values) != self.arity:
@@ -207,15 +208,17 @@ class StreamRoute:
         if len(buffer) >= self.limit:
             self.flush_one(task)
         self.emitted += 1
-        return [task]
+        return [task] if need else None
 
-    def _send_silent(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
+    def _send_silent(
+        self, values: Sequence[Any], tree: Tree | None, need: bool
+    ) -> list[int] | None:
         """``send`` for a stream nobody subscribes to: values are only counted."""
         kind = type(values)
         if kind is not list and kind is not tuple:
             self._checked(values)
         self.emitted += 1
-        return []
+        return [] if need else None
 
     def _send_general(self, values: Sequence[Any], tree: Tree | None) -> list[int]:
         """``send`` for any stream that is not direct: every grouping chooses."""
@@ -509,15 +512,17 @@ class Router:
         stream: str | None = DEFAULT_STREAM,
         direct_task: Any = None,
         tree: Tree | None = None,
-    ) -> list[int]:
+        need: bool = True,
+    ) -> list[int] | None:
         """Send ``values`` on ``stream`` (to ``direct_task``; None: the default stream, as
-        pystorm's emit has it); the destination tasks. What every collector's emit does."""
+        pystorm's emit has it); the destination tasks, or possibly None unless ``need``. What
+        every collector's emit does."""
         route = self.routes.get(stream)  # type: ignore[arg-type]
         if route is None:  # None, or an undeclared stream (the error names the declared ones)
             route = self.route(stream)
         if direct_task is not None:
             return route.send_direct(values, direct_task, tree)
-        return route.send(values, tree)
+        return route.send(values, tree, need)
 
     def emit_counts(self) -> dict[str, int]:
         """Tuples emitted so far, per stream."""
@@ -562,7 +567,9 @@ class HookedRouter(Router):
         stream: str | None = DEFAULT_STREAM,
         direct_task: Any = None,
         tree: Tree | None = None,
-    ) -> list[int]:
+        need: bool = True,
+    ) -> list[int] | None:
         tasks = Router.emit(self, values, stream, direct_task, tree)
+        assert tasks is not None
         self._report(values, DEFAULT_STREAM if stream is None else stream, tasks)
         return tasks

@@ -67,7 +67,7 @@ class SpoutCollector:
         need_task_ids: Any = False,
     ) -> list[int] | None:
         tree = self._tree.start() if tup_id is not None and self._acking else None
-        tasks = self._router.emit(tup, stream, direct_task, tree)
+        tasks = self._router.emit(tup, stream, direct_task, tree, bool(need_task_ids))
         self.emitted += 1
         if tup_id is not None:
             if stream is None:  # as pystorm's emit has it: the default stream

@@ -151,8 +151,10 @@ def test_a_stream_with_one_consumer_task_per_tuple_gets_the_specialised_send() -
     assert words.kind == ONE
     assert router.routes["pairs"].kind == GENERAL
     assert router.routes["unheard"].kind == SILENT
-    task = words.send(["hello"], None)[0]
-    assert words.cache == {"hello": task}  # the fields grouping's memo, read first next time
+    tasks = words.send(["hello"], None)
+    assert tasks is not None and words.cache == {"hello": tasks[0]}  # the grouping's memo
+    assert words.send(["hello"], None, need=False) is None  # no list unless asked for
+    assert router.routes["unheard"].send(["y", "z"], None, need=False) is None
 
 
 Pair = namedtuple("Pair", "a b")
