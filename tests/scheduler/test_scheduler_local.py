@@ -119,17 +119,22 @@ def test_on_restart_replaces_one_container_or_all(root: Path) -> None:
         scheduler.on_restart(0)
 
 
-@pytest.mark.processes
-def test_on_kill_sigkills_an_executor_that_ignores_sigterm(root: Path) -> None:
+def _kill_with_executor_1_ignoring_sigterm(root: Path, scheduler: Any) -> int:
+    """Schedule PLAN with a fake executor-1 that ignores SIGTERM, then kill; its pid."""
     (root / "fake").mkdir()
     (root / "fake" / "behaviour.json").write_text(json.dumps({"executor-1": "ignore_term"}))
-    scheduler = _scheduler(root, grace_secs=0.5)
     try:
         scheduler.on_schedule(PLAN)
         wait_until(lambda: all(starts(root, f"executor-{k}") for k in range(3)), "executors")
     finally:
         scheduler.on_kill()
     (stubborn,) = starts(root, "executor-1")
+    return stubborn
+
+
+@pytest.mark.processes
+def test_on_kill_sigkills_an_executor_that_ignores_sigterm(root: Path) -> None:
+    stubborn = _kill_with_executor_1_ignoring_sigterm(root, _scheduler(root, grace_secs=0.5))
     assert not alive(stubborn)
     assert ("stop", stubborn) not in events(root, "executor-1")
 
@@ -138,15 +143,8 @@ def test_on_kill_sigkills_an_executor_that_ignores_sigterm(root: Path) -> None:
 def test_on_kill_gives_executors_the_topologys_stop_grace_plus_5_s(
     root: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    (root / "fake").mkdir()
-    (root / "fake" / "behaviour.json").write_text(json.dumps({"executor-1": "ignore_term"}))
     config = {**CONFIG, "heron.executor.stop.grace.secs": 0.5}
     scheduler = _scheduler(root, grace_secs=None, config=config)
-    try:
-        scheduler.on_schedule(PLAN)
-        wait_until(lambda: all(starts(root, f"executor-{k}") for k in range(3)), "executors")
-    finally:
-        scheduler.on_kill()
-    (stubborn,) = starts(root, "executor-1")
+    stubborn = _kill_with_executor_1_ignoring_sigterm(root, scheduler)
     assert not alive(stubborn)
     assert f"executor pid {stubborn} ignored SIGTERM for 6 s: SIGKILL" in caplog.text
