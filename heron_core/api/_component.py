@@ -291,7 +291,7 @@ class Bolt(_Component):
         count an input it settles in ``batch.acked`` or ``batch.failed`` and never build its
         Tuple, which is what saves time; ``batch.tuple(i)`` builds one Tuple, for an input
         acked or failed through the collector later. This default does what the runtime does
-        without it: ``process`` of each input's Tuple.
+        without it: ``process`` of each input's Tuple (``batch.each(self.process)``).
 
         >>> from heron_core.api import InputBatch
         >>> class Lengths(Bolt):
@@ -312,8 +312,7 @@ class Bolt(_Component):
         >>> batch.acked
         2
         """
-        for tup in batch.tuples():
-            self.process(tup)
+        batch.each(self.process)
 
     def emit(
         self,

@@ -209,6 +209,28 @@ class InputBatch:
             self._tuples = built
         return self._tuples
 
+    def each(self, process: Callable[[Tuple], Any]) -> None:
+        """Call ``process`` with each input's Tuple, one at a time in arrival order, calling
+        ``serve()`` between two inputs whenever it is due: what the runtime does with
+        ``process`` for a bolt without ``process_batch``, for a ``process_batch`` that works
+        out something once per batch (from ``component`` and ``stream``) and then takes the
+        inputs one by one. `tuples` then returns the same Tuples (built here, or there if it
+        was called first).
+
+        >>> batch = InputBatch("split", "default", 3, [["a"], ["b"]])
+        >>> batch.each(lambda tup: print(tup.values))
+        ['a']
+        ['b']
+        >>> [tup.values for tup in batch.tuples()]
+        [['a'], ['b']]
+        """
+        if self._tuples is not None:
+            self._each(process, paced=True, built=self._tuples)
+            return
+        built: list[Tuple] = []
+        self._each(process, paced=True, keep=built)
+        self._tuples = built
+
     def tuple(self, index: int) -> Tuple:
         """The input ``index`` as a Tuple: for an input the bolt acks or fails later, through
         the collector, or hands to code written for Tuples."""
@@ -223,14 +245,25 @@ class InputBatch:
         process: Callable[[Tuple], Any],
         rows: Iterable[Any] | None = None,
         paced: bool = False,
+        keep: list[Tuple] | None = None,
+        built: list[Tuple] | None = None,
     ) -> None:
         """Build the Tuple of each input (of ``rows`` instead, with acking off) and call
         ``process`` with it, one at a time: also the runtime's path for a bolt that takes its
         inputs one by one (``paced``: calling `serve` between two calls when it is due).
-        Built without ``__init__``, with only the slots that the acking mode reads."""
-        new = Tuple.__new__
+        Built without ``__init__``, with only the slots that the acking mode reads; appended
+        to ``keep`` when given. With ``built``, the Tuples built before instead."""
         due = self.due if paced else _NEVER
         serve = self.serve
+        if built is not None:
+            done = iter(built)
+            for tup in done:
+                process(tup)
+                if due[0]:
+                    self._left = length_hint(done)
+                    serve()
+            return
+        new = Tuple.__new__
         kind = self._kind
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
@@ -255,6 +288,8 @@ class InputBatch:
             if trees is not None:
                 tup._ackval = 0
                 tup._roots = next(trees)
+            if keep is not None:
+                keep.append(tup)
             process(tup)
             if due[0]:
                 self._left = length_hint(inputs)

@@ -86,7 +86,7 @@ class StatefulBoltAdapter(_StormBolt, StatefulComponent):
         self._where = where
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)
         _setup(where, self.bolt, "initState", self._state)
-        self.process = self._processor(self.bolt.execute, None)  # type: ignore[method-assign,assignment]
+        self._processor(self.bolt.execute, None)
 
     def process_tick(self, tup: NativeTuple) -> None:
         self.bolt.execute(Tuple(tup, TICK_FIELDS))

@@ -120,8 +120,8 @@ class _StormBolt(Bolt):
     """What both bolt adapters share: the runtime builds their inputs as Storm tuples
     (``tuple_type``), which get the fields of their source stream before the bolt sees them.
 
-    After ``initialize``, ``process`` is a closure (`_processor`) that keeps its state in
-    closure cells; ``process_tick`` gets the kernel's tick and passes on a Storm tuple of it.
+    After ``initialize``, ``process`` and ``process_batch`` are closures (`_processor`) that
+    keep their state in closure cells; ``process_tick`` gets the kernel's tick and passes on a Storm tuple of it.
     """
 
     tuple_type = Tuple
@@ -147,26 +147,19 @@ class _StormBolt(Bolt):
 
     def _processor(
         self, execute: Callable[..., None], basic: BasicOutputCollector | None
-    ) -> Callable[[Tuple], None]:
-        """``process`` for a rich bolt's ``execute`` (``basic`` None), or for a basic bolt's
-        with its collector: the input is acked after ``execute`` returns (straight to the
-        kernel when it was not settled meanwhile and ``topology.debug`` is off), failed when
-        ``FailedException`` is raised."""
+    ) -> None:
+        """Set ``process`` and ``process_batch`` for a rich bolt's ``execute`` (``basic``
+        None), or for a basic bolt's with its collector: the input is acked after ``execute``
+        returns (straight to the kernel when it was not settled meanwhile and
+        ``topology.debug`` is off), failed when ``FailedException`` is raised. The runtime
+        hands over whole batches (one source stream each), so the stream's fields are looked
+        up once per batch."""
         fields_of = self._fields_of
         out = self._out
         direct_ack = None if out._debug else self._collector.ack
-        # the input stream of the previous tuple (one batch has one source and stream)
-        last_source: Any = None
-        last_stream: Any = None
-        fields: Any = None
+        fields: Any = None  # of the input stream being processed
 
-        def process(tup: Tuple) -> None:
-            nonlocal last_source, last_stream, fields
-            source = tup.component
-            stream = tup.stream
-            if source is not last_source or stream is not last_stream:
-                fields = fields_of(source, stream)
-                last_source, last_stream = source, stream
+        def execute_one(tup: Tuple) -> None:
             tup._schema = fields
             tup._done = False
             if basic is None:
@@ -184,7 +177,18 @@ class _StormBolt(Bolt):
                     tup._done = True
                     direct_ack(tup)
 
-        return process
+        def process(tup: Tuple) -> None:
+            nonlocal fields
+            fields = fields_of(tup.component, tup.stream)
+            execute_one(tup)
+
+        def process_batch(batch: InputBatch) -> None:
+            nonlocal fields
+            fields = fields_of(batch.component, batch.stream)
+            batch.each(execute_one)
+
+        self.process = process  # type: ignore[method-assign]
+        self.process_batch = process_batch  # type: ignore[method-assign]
 
 
 def _failed(out: OutputCollector, storm_tuple: Tuple, exc: FailedException) -> None:
@@ -207,7 +211,7 @@ class BoltAdapter(_StormBolt):
 
         where = self._attach(config, context)
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)
-        self.process = self._processor(self.bolt.execute, None)  # type: ignore[method-assign,assignment]
+        self._processor(self.bolt.execute, None)
         if isinstance(self.bolt, ShellBolt) and type(self.bolt).execute is ShellBolt.execute:
             # a shell bolt takes each batch pipelined (unless a subclass has its own execute)
             self.process_batch = self._shell_batch  # type: ignore[method-assign]
@@ -242,7 +246,7 @@ class BasicBoltAdapter(_StormBolt):
         where = self._attach(config, context)
         self._basic = BasicOutputCollector(self._out)
         _setup(where, self.bolt, "prepare", config, TopologyContext(context))
-        self.process = self._processor(self.bolt.execute, self._basic)  # type: ignore[method-assign,assignment]
+        self._processor(self.bolt.execute, self._basic)
 
     def process_tick(self, tup: NativeTuple) -> None:
         tick = Tuple(tup, TICK_FIELDS)

@@ -51,6 +51,55 @@ def test_a_paced_run_serves_between_two_calls_once_due_and_only_then() -> None:
     assert events == ["a", "b", "serve, 2 left", "c", "d"]
 
 
+@pytest.mark.parametrize("built_first", [False, True])
+def test_each_is_the_paced_run_and_keeps_its_tuples_for_tuples(built_first: bool) -> None:
+    due = [False]
+    events: list[str] = []
+
+    def serve() -> None:
+        events.append(f"serve, {batch._left} left")
+        due[0] = False
+
+    seen: list[Tuple] = []
+
+    def process(tup: Tuple) -> None:
+        seen.append(tup)
+        events.append(tup.values[0])
+        due[0] = tup.values[0] == "a"
+
+    batch = InputBatch("split", "default", 3, [["a"], ["b"], ["c"]], None, 0.0, Marked, due=due)
+    batch.serve = serve
+    before = batch.tuples() if built_first else None
+    batch.each(process)
+    assert events == ["a", "serve, 2 left", "b", "c"]
+    assert all(type(t) is Marked for t in seen)
+    assert batch.tuples() == seen and all(a is b for a, b in zip(batch.tuples(), seen))
+    if before is not None:
+        assert batch.tuples() is before
+
+
+def test_the_default_process_batch_runs_process_paced_over_the_same_tuples() -> None:
+    from heron_core.api import Bolt
+
+    class Recording(Bolt):
+        def process(self, tup: Tuple) -> None:
+            self.seen.append(tup)
+
+    due = [True]
+    served: list[int] = []
+
+    def serve() -> None:
+        served.append(batch._left)
+        due[0] = False
+
+    bolt = Recording()
+    bolt.seen = []  # type: ignore[attr-defined]
+    batch = InputBatch("split", "default", 3, [["a"], ["b"]], due=due, serve=serve)
+    bolt.process_batch(batch)
+    assert served == [1]
+    assert all(a is b for a, b in zip(batch.tuples(), bolt.seen, strict=True))  # type: ignore[attr-defined]
+
+
 def test_building_tuples_never_serves() -> None:
     def serve() -> None:
         raise AssertionError("served while building tuples")

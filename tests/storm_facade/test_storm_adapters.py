@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from storm_support import FakeBoltCollector, FakeContext, FakeSpoutCollector, delivered
 
-from heron_core.api import GlobalStreamId, Stream
+from heron_core.api import GlobalStreamId, InputBatch, Stream
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import UserCodeError
 from storm_compat.grouping import CustomStreamGrouping
@@ -312,3 +312,19 @@ def test_a_bolt_gets_the_tuple_the_runtime_built_with_its_fields_and_identity_eq
     assert first.getStringByField("word") == "same" and first.getFields() == Fields("word")
     assert len(set(bolt.inputs)) == 2
     assert native.calls == [("ack", ["same"]), ("ack", ["same"])]
+
+
+def test_whole_batches_get_the_fields_of_their_stream_and_are_acked_like_single_inputs() -> None:
+    rich, basic = RichBolt(), Keeping()
+    adapters = [BoltAdapter(rich, OUTPUTS), BasicBoltAdapter(basic, OUTPUTS)]
+    fields = {("split", "default"): ["word"], ("split", "pairs"): ["word", "n"]}
+    for adapter in adapters:
+        adapter._collector = FakeBoltCollector()
+        adapter.initialize({}, FakeContext("count", fields=fields))
+        adapter.process_batch(InputBatch("split", "pairs", 4, [["b", 2], ["c", 3]], kind=Tuple))
+        adapter.process_batch(InputBatch("split", "default", 4, [["a"]], kind=Tuple))
+    expected = [(["word", "n"], ["b", 2]), (["word", "n"], ["c", 3]), (["word"], ["a"])]
+    assert [(fields, values) for _, fields, values in rich.events] == expected
+    assert [(t.getFields().toList(), t.getValues()) for t in basic.inputs] == expected
+    acked = [("ack", values) for _, values in expected]
+    assert [a._collector.calls for a in adapters] == [acked, acked]
