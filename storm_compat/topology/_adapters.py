@@ -121,7 +121,8 @@ class _StormBolt(Bolt):
     (``tuple_type``), which get the fields of their source stream before the bolt sees them.
 
     After ``initialize``, ``process`` and ``process_batch`` are closures (`_processor`) that
-    keep their state in closure cells; ``process_tick`` gets the kernel's tick and passes on a Storm tuple of it.
+    keep their state in closure cells; ``process_tick`` gets the kernel's tick and passes on a
+    Storm tuple of it.
     """
 
     tuple_type = Tuple
@@ -145,9 +146,7 @@ class _StormBolt(Bolt):
             fields = self._fields[key] = Fields(self._context.get_output_fields(source, stream))
         return fields
 
-    def _processor(
-        self, execute: Callable[..., None], basic: BasicOutputCollector | None
-    ) -> None:
+    def _processor(self, execute: Callable[..., None], basic: BasicOutputCollector | None) -> None:
         """Set ``process`` and ``process_batch`` for a rich bolt's ``execute`` (``basic``
         None), or for a basic bolt's with its collector: the input is acked after ``execute``
         returns (straight to the kernel when it was not settled meanwhile and
@@ -185,9 +184,9 @@ class _StormBolt(Bolt):
         def process_batch(batch: InputBatch) -> None:
             nonlocal fields
             fields = fields_of(batch.component, batch.stream)
-            batch.each(execute_one)
+            batch.each(execute_one)  # type: ignore[arg-type]  # the tuple_type's: Storm's
 
-        self.process = process  # type: ignore[method-assign]
+        self.process = process  # type: ignore[method-assign,assignment]
         self.process_batch = process_batch  # type: ignore[method-assign]
 
 

@@ -73,7 +73,7 @@ def test_each_is_the_paced_run_and_keeps_its_tuples_for_tuples(built_first: bool
     batch.each(process)
     assert events == ["a", "serve, 2 left", "b", "c"]
     assert all(type(t) is Marked for t in seen)
-    assert batch.tuples() == seen and all(a is b for a, b in zip(batch.tuples(), seen))
+    assert batch.tuples() == seen and all(a is b for a, b in zip(batch.tuples(), seen, strict=True))
     if before is not None:
         assert batch.tuples() is before
 
