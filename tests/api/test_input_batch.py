@@ -113,3 +113,25 @@ def test_outside_an_instance_nothing_is_ever_due() -> None:
     batch = InputBatch("split", "default", 3, [["a"]])
     assert batch.due == [False]
     batch.serve()  # a no-op
+
+
+def test_plain_tuples_are_built_alike_compiled_or_not() -> None:
+    import heron_core.api._tuple as module
+
+    compiled = not (module.__file__ or "").endswith(".py")
+    assert module._COMPILED is compiled
+    trees = [((1, 10, 5),)]
+    for acking in (None, trees):
+        batch = InputBatch("split", "default", 3, [["a"]], "stats", 1.5, trees=acking)
+        tup = batch.tuples()[0]
+        assert type(tup) is Tuple
+        assert (tup.id, tup.component, tup.stream, tup.task, tup.values) == (
+            None,
+            "split",
+            "default",
+            3,
+            ["a"],
+        )
+        assert (tup._origin, tup._received) == ("stats", 1.5)
+        if acking:
+            assert (tup._roots, tup._ackval) == (trees[0], 0)
