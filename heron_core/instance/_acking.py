@@ -22,16 +22,22 @@ from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import ack_frames
 from heron_core.proto import tuple_pb2
 
+Id = Any
+"""A tree's 64-bit root key or an edge value (XORs of them too): an int, typed Any. Compiled,
+mypyc holds an ``int`` as a tagged C integer where it fits in 62 bits, so each id would be
+converted from its object and boxed again (a new object) wherever it is stored; as Any it stays
+the object it is (random ids are mostly above 2**62 anyway)."""
+
 
 class _Entries:
     __slots__ = ("acks", "fail_keys", "init_keys", "init_values", "reset_keys")
 
     def __init__(self) -> None:
-        self.init_keys: list[int] = []
-        self.init_values: list[int] = []
-        self.acks: dict[int, int] = {}  # root key -> XOR of the values acked since the flush
-        self.fail_keys: list[int] = []
-        self.reset_keys: list[int] = []
+        self.init_keys: list[Id] = []
+        self.init_values: list[Id] = []
+        self.acks: dict[Id, Id] = {}  # root key -> XOR of the values acked since the flush
+        self.fail_keys: list[Id] = []
+        self.reset_keys: list[Id] = []
 
 
 class AckSender:
@@ -51,21 +57,21 @@ class AckSender:
             entries = self._pending[spout_task] = _Entries()
         return entries
 
-    def init(self, spout_task: int, key: int, value: int) -> None:
+    def init(self, spout_task: int, key: Id, value: Id) -> None:
         entries = self._entries(spout_task)
         entries.init_keys.append(key)
         entries.init_values.append(value)
 
-    def acks_of(self, spout_task: int) -> dict[int, int]:
+    def acks_of(self, spout_task: int) -> dict[Id, Id]:
         """The live root key -> XOR map of ``spout_task``'s acks (the same dict for the
         sender's life, emptied by :meth:`flush`), which `heron_core.instance._anchoring.Acker`
         XORs each ack into."""
         return self._entries(spout_task).acks
 
-    def fail(self, spout_task: int, key: int) -> None:
+    def fail(self, spout_task: int, key: Id) -> None:
         self._entries(spout_task).fail_keys.append(key)
 
-    def reset(self, spout_task: int, key: int) -> None:
+    def reset(self, spout_task: int, key: Id) -> None:
         self._entries(spout_task).reset_keys.append(key)
 
     def flush(self) -> None:
@@ -100,25 +106,25 @@ class InFlight:
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self._clock = clock
         # insertion-ordered: oldest first (reset re-inserts at the end)
-        self._trees: dict[int, tuple[Any, str, float]] = {}
+        self._trees: dict[Id, tuple[Any, str, float]] = {}
 
     def __len__(self) -> int:
         return len(self._trees)
 
-    def add(self, root: int, msg_id: Any, stream: str) -> None:
+    def add(self, root: Id, msg_id: Any, stream: str) -> None:
         self._trees[root] = (msg_id, stream, self._clock())
 
-    def complete(self, roots: Iterable[int]) -> list[tuple[Any, str, float]]:
+    def complete(self, roots: Iterable[Id]) -> list[tuple[Any, str, float]]:
         """(message id, stream, start time) of each of ``roots`` that was in flight."""
         pop = self._trees.pop
         return [entry for entry in map(pop, roots, repeat(None)) if entry is not None]
 
-    def failed(self, root: int) -> tuple[Any, str] | None:
+    def failed(self, root: Id) -> tuple[Any, str] | None:
         """The message id and its stream, if ``root`` was in flight."""
         entry = self._trees.pop(root, None)
         return None if entry is None else (entry[0], entry[1])
 
-    def reset(self, root: int) -> None:
+    def reset(self, root: Id) -> None:
         """Restart ``root``'s timeout (Storm's resetTimeout)."""
         entry = self._trees.pop(root, None)
         if entry is not None:

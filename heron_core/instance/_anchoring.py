@@ -31,9 +31,9 @@ from typing import Any
 
 from heron_core.api import Tuple
 from heron_core.errors import UserCodeError, shown
-from heron_core.instance._acking import AckSender, InFlight
+from heron_core.instance._acking import AckSender, Id, InFlight
 
-Anchors = Sequence[tuple[int, int, int]]
+Anchors = Sequence[tuple[int, Id, Id]]
 """(spout task, root key, edge value) of each tree one tuple copy belongs to."""
 
 _POOL = 512
@@ -49,9 +49,9 @@ class EdgeIds:
 
     def __init__(self, bits: Callable[[int], int] = random.getrandbits) -> None:
         self._bits = bits
-        self._pool: list[int] = []
+        self._pool: list[Id] = []
 
-    def next(self) -> int:
+    def next(self) -> Id:
         """The next id."""
         pool = self._pool
         if not pool:
@@ -121,8 +121,8 @@ class SpoutTree(Tree):
         self._acks = acks
         self._in_flight = in_flight
         self._ids = ids
-        self.root = 0
-        self.value = 0
+        self.root: Id = 0
+        self.value: Id = 0
         self.copies = 0
 
     def start(self) -> SpoutTree:
@@ -188,14 +188,15 @@ class Anchored(Tree):
             edge = self._ids.next()
             anchor._ackval ^= edge
             roots = anchor._roots
-            if len(roots) == 1:
+            if type(roots) is tuple and len(roots) == 1:  # one tree: typed tuple reads
                 root = roots[0]
-                return ((root[0], root[1], edge),)
+                if type(root) is tuple:
+                    return ((root[0], root[1], edge),)
             return [(spout_task, root, edge) for spout_task, root, _ in roots]
         if not self._live:
             return ()  # no live anchor: an unanchored copy
         ids = self._ids
-        merged: dict[tuple[int, int], int] = {}
+        merged: dict[tuple[int, Id], Id] = {}
         for anchor in self._live:
             edge = ids.next()
             anchor._ackval ^= edge
@@ -222,7 +223,7 @@ class Acker:
         self._where = where
         self._acks = acks
         self._warn = warn
-        self._maps: dict[int, dict[int, int]] = {}  # spout task -> AckSender.acks_of(task)
+        self._maps: dict[int, dict[Id, Id]] = {}  # spout task -> AckSender.acks_of(task)
         self._tree = Anchored(self, ids if ids is not None else EdgeIds())
 
     def anchored(self, anchors: Any) -> Anchored:
@@ -252,13 +253,22 @@ class Acker:
             self._warn(_WARN_TWICE)
             return
         tup._ackval = None
-        maps = self._maps
-        for spout_task, root, value in tup._roots:
-            acks = maps.get(spout_task)
-            if acks is None:
-                acks = maps[spout_task] = self._acks.acks_of(spout_task)
-            acks[root] = acks.get(root, 0) ^ value ^ pending
+        roots = tup._roots
+        one = roots[0] if type(roots) is tuple and len(roots) == 1 else None
+        if type(one) is tuple:  # one tree (the usual case): typed tuple reads, compiled
+            self._ack_tree(one[0], one[1], one[2] ^ pending)
+        else:
+            for spout_task, root, value in roots:
+                self._ack_tree(spout_task, root, value ^ pending)
         self.count_ack(tup)
+
+    def _ack_tree(self, spout_task: int, root: Id, value: Id) -> None:
+        """XOR ``value`` into the ack entry of ``spout_task``'s tree ``root``."""
+        maps = self._maps
+        acks = maps.get(spout_task)
+        if acks is None:
+            acks = maps[spout_task] = self._acks.acks_of(spout_task)
+        acks[root] = acks.get(root, 0) ^ value
 
     def fail(self, tup: Tuple) -> None:
         """Fail ``tup``: each of its trees fails."""

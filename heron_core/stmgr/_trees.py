@@ -12,17 +12,22 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from heron_core.proto import tuple_pb2
+
+Id = Any
+"""A root key or a tree's value (an int), typed Any as ``heron_core.instance._acking.Id`` is:
+compiled, an ``int`` would be converted to a C integer and boxed again at every store."""
 
 
 @dataclass
 class Outcomes:
     """What to tell one spout task."""
 
-    acked: list[int] = field(default_factory=list)
-    failed: list[int] = field(default_factory=list)
-    reset: list[int] = field(default_factory=list)
+    acked: list[Id] = field(default_factory=list)
+    failed: list[Id] = field(default_factory=list)
+    reset: list[Id] = field(default_factory=list)
 
 
 class TreeTracker:
@@ -32,7 +37,7 @@ class TreeTracker:
     def __init__(self, nbuckets: int = 3) -> None:
         if nbuckets < 2:
             raise ValueError(f"nbuckets must be at least 2, got {nbuckets}")
-        self._buckets: deque[dict[int, dict[int, int]]] = deque([{} for _ in range(nbuckets)])
+        self._buckets: deque[dict[int, dict[Id, Id]]] = deque([{} for _ in range(nbuckets)])
         self._outcomes: dict[int, Outcomes] = {}
 
     def __len__(self) -> int:
@@ -44,12 +49,12 @@ class TreeTracker:
             out = self._outcomes[task] = Outcomes()
         return out
 
-    def _trees(self, task: int) -> list[dict[int, int]]:
+    def _trees(self, task: int) -> list[dict[Id, Id]]:
         """``task``'s root key -> value dict in each bucket, newest first."""
         return [bucket.setdefault(task, {}) for bucket in self._buckets]
 
     @staticmethod
-    def _pop(trees: list[dict[int, int]], key: int) -> int | None:
+    def _pop(trees: list[dict[Id, Id]], key: Id) -> Id:
         for values in trees:
             value = values.pop(key, None)
             if value is not None:
@@ -61,7 +66,10 @@ class TreeTracker:
         task = batch.spout_task
         trees = self._trees(task)
         newest = trees[0]
-        acked: list[int] = []
+        acked: list[Id] = []
+        key: Id
+        value: Id
+        current: Id
         for keys, values in (
             (batch.init_keys, batch.init_values),
             (batch.ack_keys, batch.ack_values),
