@@ -257,45 +257,44 @@ class InputBatch:
         given. With ``built``, the Tuples built before instead."""
         due = self.due if paced else _NEVER
         serve = self.serve
-        if built is not None:
-            done = iter(built)
-            for tup in done:
-                process(tup)
-                if due[0]:
-                    self._left = length_hint(done)
-                    serve()
-            return
         new = Tuple.__new__
         kind = self._kind
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
         trees = None
-        if self._trees is not None:
-            trees = iter(self._trees)
-            if len(self._trees) != len(self.values):
-                raise ValueError(
-                    f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
-                    f"{len(self._trees)} tuple trees"
-                )
-        inputs = iter(self.values if rows is None else rows)
+        if built is not None:
+            inputs: Iterator[Any] = iter(built)
+        else:
+            if self._trees is not None:
+                trees = iter(self._trees)
+                if len(self._trees) != len(self.values):
+                    raise ValueError(
+                        f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
+                        f"{len(self._trees)} tuple trees"
+                    )
+            inputs = iter(self.values if rows is None else rows)
         direct = kind is Tuple and _COMPILED
-        for values in inputs:
-            if direct:
-                tup = Tuple(None, component, stream, task, values)
+        tup: Tuple  # compiled: its slots are struct fields
+        for item in inputs:
+            if built is not None:
+                tup = item
+            elif direct:
+                tup = Tuple(None, component, stream, task, item)
             else:
                 tup = new(kind)
                 tup.id = None
                 tup.component = component
                 tup.stream = stream
                 tup.task = task
-                tup.values = values
-            tup._origin = origin
-            tup._received = received
-            if trees is not None:
-                tup._ackval = 0
-                tup._roots = next(trees)
-            if keep is not None:
-                keep.append(tup)
+                tup.values = item
+            if built is None:
+                tup._origin = origin
+                tup._received = received
+                if trees is not None:
+                    tup._ackval = 0
+                    tup._roots = next(trees)
+                if keep is not None:
+                    keep.append(tup)
             process(tup)
             if due[0]:
                 self._left = length_hint(inputs)
