@@ -13,6 +13,7 @@ from typing import Any
 
 from heron_core.ckptmgr._manager import CheckpointManager, Saved
 from heron_core.ckptmgr.base import StateStore
+from heron_core.config import setting
 from heron_core.errors import ConfigurationError
 from heron_core.plugins import load_plugin
 
@@ -42,7 +43,7 @@ def create_state_store(config: Mapping[str, Any], topology_name: str) -> StateSt
     heron_core.errors.ConfigurationError: unknown state store 's3'; known: localfs, or a \
 'package.module:Class' path
     """
-    spec = config.get("heron.statefulstorage.classname", "localfs")
+    spec = setting(config, "heron.statefulstorage.classname")
     store: StateStore = load_plugin(
         "state store", spec, BUILTINS, StateStore, config=config, topology_name=topology_name
     )
@@ -70,8 +71,8 @@ a mounted HDFS), or heron.statefulstorage.classname to a store every host reache
         return
     name = str(config.get("topology.name") or "topology")
     create_state_store(config, name)
-    scheduler = config.get("heron.class.scheduler", "local")
-    store = config.get("heron.statefulstorage.classname", "localfs")
+    scheduler = setting(config, "heron.class.scheduler")
+    store = setting(config, "heron.statefulstorage.classname")
     shared = config.get("heron.statefulstorage.localfs.root.path")
     if scheduler != "local" and store == "localfs" and not shared:
         raise ConfigurationError(

@@ -19,6 +19,7 @@ from heron_core.client._logs import LogFollower
 from heron_core.client._metrics import ComponentStats, MetricsClient, RateMeter, component_stats
 from heron_core.client._progress import ProgressView, stats_table
 from heron_core.client._submit import install, prepare
+from heron_core.config import setting
 from heron_core.executor import StopSignals
 from heron_core.scheduler import LocalScheduler
 from heron_core.statemgr import create_state_manager
@@ -155,7 +156,7 @@ def run(
         components = {c.name: c.is_spout for c in loaded.plan.components}
         parallelism = {c.name: c.parallelism for c in loaded.plan.components}
         stats: list[ComponentStats] = []
-        meter = RateMeter(float(deployment.config.get("heron.metrics.export.interval.sec", 1.0)))
+        meter = RateMeter(float(setting(deployment.config, "heron.metrics.export.interval.sec")))
         scheduler = LocalScheduler()
         scheduler.initialize(deployment.config, deployment.runtime)
         with (

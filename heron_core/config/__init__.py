@@ -28,6 +28,7 @@ from heron_core.config._layers import (
     merge_layers,
     parse_override,
     resolve_path,
+    setting,
 )
 from heron_core.config._registry import RESERVED_PREFIXES, Key, KeyPrefix
 from heron_core.config.codec import config_from_proto, config_to_proto
@@ -51,4 +52,5 @@ __all__ = [
     "merge_layers",
     "parse_override",
     "resolve_path",
+    "setting",
 ]

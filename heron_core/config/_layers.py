@@ -289,6 +289,19 @@ every component or in none. A component's own value of one is ignored (as Storm 
 keys from a component's config): its instances run with the topology's."""
 
 
+def setting(config: Mapping[str, Any], name: str) -> Any:
+    """The value of the registered key ``name`` in ``config``, or the registry's default when
+    ``config`` does not hold it: the one place a missing key's value comes from (a merged
+    config holds every key; a daemon's own or a test's partial config may not).
+
+    >>> setting({"heron.instance.batch.linger.ms": 5.0}, "heron.instance.batch.linger.ms")
+    5.0
+    >>> setting({}, "heron.instance.batch.linger.ms")
+    1.0
+    """
+    return config[name] if name in config else REGISTRY[name].default
+
+
 def acking_enabled(config: Mapping[str, Any]) -> bool:
     """Whether tuple trees are tracked: mode ATLEAST_ONCE and ``topology.acker.executors != 0``.
 
@@ -297,8 +310,8 @@ def acking_enabled(config: Mapping[str, Any]) -> bool:
     >>> acking_enabled({"topology.acker.executors": 0})
     False
     """
-    mode = config.get("topology.reliability.mode", REGISTRY["topology.reliability.mode"].default)
-    ackers = config.get("topology.acker.executors", REGISTRY["topology.acker.executors"].default)
+    mode = setting(config, "topology.reliability.mode")
+    ackers = setting(config, "topology.acker.executors")
     return bool(mode == "ATLEAST_ONCE" and ackers != 0)
 
 

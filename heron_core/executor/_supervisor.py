@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from heron_core.config import REGISTRY
+from heron_core.config import REGISTRY, setting
 from heron_core.executor._children import describe_exit, spawn, stop_processes
 from heron_core.executor._processes import ProcessSpec
 from heron_core.executor._reconcile import (
@@ -41,7 +41,7 @@ so that it can stop them (and log it) itself."""
 def stop_grace_secs(config: Mapping[str, Any]) -> float:
     """Seconds an executor gives each process it stops between SIGTERM and SIGKILL:
     ``heron.executor.stop.grace.secs`` of a topology's config (its default when unset)."""
-    return float(config.get(_GRACE_KEY, REGISTRY[_GRACE_KEY].default))
+    return float(setting(config, _GRACE_KEY))
 
 
 def executor_grace_secs(config: Mapping[str, Any]) -> float:

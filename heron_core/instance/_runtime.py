@@ -29,7 +29,7 @@ import zmq
 
 from heron_core.api import Bolt, HashMapState, InputBatch, Spout, State, StatefulComponent, Tuple
 from heron_core.api.hooks import TaskHook
-from heron_core.config import acking_enabled
+from heron_core.config import acking_enabled, setting
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import Acker, InputStats
@@ -47,8 +47,6 @@ from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import (
     BATCH_BYTES_KEY,
-    DEFAULT_BATCH_BYTES,
-    DEFAULT_MAX_TUPLE_BYTES,
     MAX_TUPLE_KEY,
     Router,
 )
@@ -310,12 +308,12 @@ class InstanceRuntime:
             self.args.task_id,
             self.args.container,
             self.client,
-            int(config.get("heron.instance.batch.max.tuples", 1024)),
+            int(setting(config, "heron.instance.batch.max.tuples")),
             self.context.prepare_custom_grouping,
             acking=self.acking,
-            max_tuple_bytes=int(config.get(MAX_TUPLE_KEY, DEFAULT_MAX_TUPLE_BYTES)),
+            max_tuple_bytes=int(setting(config, MAX_TUPLE_KEY)),
             max_frame_bytes=max_frame_bytes(config),
-            batch_bytes=int(config.get(BATCH_BYTES_KEY, DEFAULT_BATCH_BYTES)),
+            batch_bytes=int(setting(config, BATCH_BYTES_KEY)),
         )
         collector: SpoutCollector | BoltCollector
         if self.is_spout:
@@ -368,7 +366,7 @@ class InstanceRuntime:
         self._flush_s, self._linger_s, self._metrics_s = self._intervals()
         self.metrics.export_s = self._metrics_s
         self.metrics.sample_s = float(
-            config.get("heron.instance.metrics.system.sample.interval.sec", 10.0)
+            setting(config, "heron.instance.metrics.system.sample.interval.sec")
         )
         self._ready = True
         self.pacer = Pacer(self._flush_s)
@@ -376,7 +374,7 @@ class InstanceRuntime:
         # collect young objects far less often than Python's default (see the config key).
         gc.collect()
         gc.freeze()
-        gc.set_threshold(int(config.get("heron.instance.gc.threshold", 20000)), 10, 10)
+        gc.set_threshold(int(setting(config, "heron.instance.gc.threshold")), 10, 10)
 
     # --- effectively-once ------------------------------------------------------------------
     def _wait_for_start(self) -> None:
@@ -566,9 +564,9 @@ class InstanceRuntime:
 
     def _intervals(self) -> tuple[float, float, float]:
         """Flush interval, idle linger and metrics export interval, in seconds."""
-        flush_s = float(self.config.get("heron.instance.batch.flush.interval.ms", 10)) / 1000.0
-        linger_s = float(self.config.get("heron.instance.batch.linger.ms", 1.0)) / 1000.0
-        metrics_s = float(self.config.get("heron.metrics.export.interval.sec", 1.0))
+        flush_s = float(setting(self.config, "heron.instance.batch.flush.interval.ms")) / 1000.0
+        linger_s = float(setting(self.config, "heron.instance.batch.linger.ms")) / 1000.0
+        metrics_s = float(setting(self.config, "heron.metrics.export.interval.sec"))
         return flush_s, min(linger_s, flush_s), metrics_s
 
     def _read_control(self) -> None:
@@ -603,16 +601,16 @@ class InstanceRuntime:
         clock = self._clock
         due = self.pacer.due
         linger_s, metrics_s = self._linger_s, self._metrics_s
-        wait_ms = max(1, int(self.config.get("topology.sleep.spout.wait.strategy.time.ms", 1)))
+        wait_ms = max(1, int(setting(self.config, "topology.sleep.spout.wait.strategy.time.ms")))
         acks = self.immediate_acks
         in_flight = self.in_flight
         limit = self.config.get("topology.max.spout.pending") if self.acking else None
         limit = int(limit) if limit else 1 << 62
-        timeout_s = float(self.config.get("topology.message.timeout.secs", 30))
-        if not self.config.get("topology.enable.message.timeouts", True) or not self.acking:
+        timeout_s = float(setting(self.config, "topology.message.timeout.secs"))
+        if not setting(self.config, "topology.enable.message.timeouts") or not self.acking:
             timeout_s = math.inf
         scan_s = timeout_s / max(
-            1, int(self.config.get("heron.instance.acknowledgement.nbuckets", 10))
+            1, int(setting(self.config, "heron.instance.acknowledgement.nbuckets"))
         )
         hooks = self.hooks  # fixed once initialize has returned
         start = self._last_flush = clock()

@@ -33,7 +33,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, SpoutCollector
 from heron_core.api import TopologyContext as NativeContext
-from heron_core.config import REGISTRY
+from heron_core.config import REGISTRY, setting
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang._context import ShellMetric, handshake_conf, handshake_context
 from heron_core.multilang._process import (
@@ -245,7 +245,7 @@ class ShellBoltHost(_Host, Generic[H]):
             UserCodeError: the subprocess cannot be started or does not answer.
         """
         self._collector = collector
-        self._max_pending = max(1, int(config.get(_MAX_PENDING, REGISTRY[_MAX_PENDING].default)))
+        self._max_pending = max(1, int(setting(config, _MAX_PENDING)))
         self._launch(config, context, heartbeats=True)
 
     def execute(

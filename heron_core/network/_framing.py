@@ -6,6 +6,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
+from heron_core.config import setting
 from heron_core.errors import HeronError
 from heron_core.proto import (
     ckptmgr_pb2,
@@ -67,7 +68,7 @@ def max_frame_bytes(config: Mapping[str, Any]) -> int:
     >>> max_frame_bytes({}), max_frame_bytes({MAX_FRAME_KEY: 4 << 20})
     (104857600, 4194304)
     """
-    return int(config.get(MAX_FRAME_KEY, DEFAULT_MAX_FRAME_BYTES))
+    return int(setting(config, MAX_FRAME_KEY))
 
 
 def encode(message: Message) -> list[bytes]:

@@ -42,6 +42,7 @@ import zmq.auth
 from zmq.auth.thread import ThreadAuthenticator
 from zmq.utils.monitor import recv_monitor_message
 
+from heron_core.config import setting
 from heron_core.errors import ConfigurationError
 from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY, max_frame_bytes
 
@@ -68,7 +69,7 @@ log = logging.getLogger(__name__)
 
 def curve_enabled(config: Mapping[str, Any]) -> bool:
     """Whether the topology whose config is ``config`` secures its TCP sockets (the default)."""
-    return bool(config.get(CURVE_KEY, True))
+    return bool(setting(config, CURVE_KEY))
 
 
 @dataclass(frozen=True)

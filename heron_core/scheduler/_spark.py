@@ -31,7 +31,7 @@ from typing import Any
 
 import psutil
 
-from heron_core.config import SPARK_CONF_PREFIX
+from heron_core.config import SPARK_CONF_PREFIX, setting
 from heron_core.errors import ConfigurationError, SchedulerError
 from heron_core.executor import (
     RestartPolicy,
@@ -193,13 +193,13 @@ class SparkScheduler(Scheduler):
         containers can reach (not ``localfs``). Every message names the topology."""
         name = str(config.get("topology.name") or "?")
         try:
-            master = parse_master(str(config.get(MASTER_KEY, "local[2]")))
+            master = parse_master(str(setting(config, MASTER_KEY)))
             spark_properties(config, name, packing_plan_pb2.PackingPlan(), self._python)
         except ConfigurationError as exc:
             if str(exc).startswith("topology "):
                 raise
             raise ConfigurationError(f"topology {name!r}: {exc}") from None
-        state = config.get(_STATE_KEY, "localfs")
+        state = setting(config, _STATE_KEY)
         if not master.is_local and state == "localfs":
             raise ConfigurationError(
                 f"topology {name!r}: the localfs state manager keeps state in files on this "
@@ -235,7 +235,7 @@ class SparkScheduler(Scheduler):
         self._config = dict(config)
         self._runtime = runtime
         self._policy = RestartPolicy.from_config(config)
-        self._master = parse_master(str(config.get(MASTER_KEY, "local[2]")))
+        self._master = parse_master(str(setting(config, MASTER_KEY)))
         if self._master.kind == "standalone":
             self._probe_master(self._master)
         elif self._master.kind == "other":
@@ -371,7 +371,7 @@ class SparkScheduler(Scheduler):
             return
         jsc = sc._jsc.sc()
         profile = jsc.resourceProfileManager().defaultResourceProfile()
-        timeout = float(self._config.get(_SLOTS_TIMEOUT_KEY, 60.0))
+        timeout = float(setting(self._config, _SLOTS_TIMEOUT_KEY))
         start = self._clock()
         last, changed, first = -1, start, None
         while True:

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from heron_core.config import SPARK_CONF_PREFIX
+from heron_core.config import SPARK_CONF_PREFIX, setting
 from heron_core.errors import ConfigurationError
 from heron_core.proto import packing_plan_pb2
 
@@ -212,11 +212,11 @@ def spark_properties(
         "spark.pyspark.python": python,
         "spark.pyspark.driver.python": python,
     }
-    if config.get(CPUS_KEY, "slot") == "packing" and plan.containers:
+    if setting(config, CPUS_KEY) == "packing" and plan.containers:
         largest = max(c.required_resource.cpu for c in plan.containers)
         properties["spark.task.cpus"] = str(max(1, math.ceil(largest - 1e-9)))
     properties.update(user)
-    properties["spark.master"] = str(config.get(MASTER_KEY, "local[2]"))
+    properties["spark.master"] = str(setting(config, MASTER_KEY))
     for name in _POSITIVE_PROPERTIES:  # validated here, before any JVM starts
         try:
             _positive(properties, name)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from heron_core.config import setting
 from heron_core.plugins import load_plugin
 from heron_core.statemgr._localfs import LocalFileSystemStateManager
 from heron_core.statemgr._zookeeper import ZooKeeperStateManager
@@ -62,7 +63,7 @@ def create_state_manager(config: Mapping[str, Any], cluster: str) -> StateManage
     heron_core.errors.ConfigurationError: unknown state manager 'etcd'; known: localfs, \
 zookeeper, or a 'package.module:Class' path
     """
-    spec = config.get("heron.class.state.manager", "localfs")
+    spec = setting(config, "heron.class.state.manager")
     return load_plugin(
         "state manager", spec, BUILTINS, StateManager, config=config, cluster=cluster
     )

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 import zmq
 from google.protobuf.message import Message
 
-from heron_core.config import REGISTRY, config_from_proto
+from heron_core.config import REGISTRY, config_from_proto, setting
 from heron_core.errors import (
     ConfigurationError,
     HeronError,
@@ -250,9 +250,7 @@ class TManager:
         registry = StMgrRegistry(topology, packing_plan)
         config = config_from_proto(topology.topology_config)
         key = REGISTRY[SILENCE_KEY]
-        silence = key.check(
-            config.get(SILENCE_KEY, key.default), f"the topology config of {self._name!r}"
-        )
+        silence = key.check(setting(config, SILENCE_KEY), f"the topology config of {self._name!r}")
         cache = MetricsCache.from_config(
             config,
             topology_name=self._name,
@@ -338,7 +336,7 @@ class TManager:
         """The checkpoints of an EFFECTIVELY_ONCE topology, starting from the stored consistent
         ones (none with ``topology.stateful.start.clean``)."""
         stored = None
-        if not config.get("topology.stateful.start.clean", False):
+        if not setting(config, "topology.stateful.start.clean"):
             stored = self._state.get_stateful_checkpoints(self._name)
         consistent = [] if stored is None else list(stored.consistent_checkpoints)
 

@@ -15,6 +15,7 @@ from heron_core.api import State as KernelState
 from heron_core.api import StatefulComponent, Stream
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
+from heron_core.config import setting
 from heron_core.errors import ConfigurationError
 from storm_compat.state._state import InMemoryKeyValueState
 from storm_compat.task import TopologyContext
@@ -81,7 +82,7 @@ class StatefulBoltAdapter(_StormBolt, StatefulComponent):
             raise ConfigurationError(
                 f"{where}: {type(self.bolt).__qualname__} is a stateful bolt, whose state is "
                 f"kept by checkpoints, which run only in {MODE!r} EFFECTIVELY_ONCE; this "
-                f"topology runs {config.get(MODE, 'ATLEAST_ONCE')!r}"
+                f"topology runs {setting(config, MODE)!r}"
             )
         self._where = where
         _setup(where, self.bolt, "prepare", config, TopologyContext(context), self._out)

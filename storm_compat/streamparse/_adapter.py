@@ -60,7 +60,7 @@ from heron_core.api import Bolt, Grouping, InputBatch, Spout
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
-from heron_core.config import acking_enabled
+from heron_core.config import acking_enabled, setting
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
@@ -280,10 +280,10 @@ class _Sink(pystorm.component.Component):
     def _setup_component(self, storm_conf: dict[str, Any], context: dict[str, Any]) -> None:
         """pystorm's set-up without the pipe: names, config and logging (records go to the
         instance log, or to ``pystorm.log.path`` when set, as pystorm does)."""
-        self.topology_name = storm_conf.get("topology.name", "")
+        self.topology_name = setting(storm_conf, "topology.name")
         self.task_id = context.get("taskid", "")
         self.component_name = context.get("componentid") or ""
-        self.debug = storm_conf.get("topology.debug", False)
+        self.debug = setting(storm_conf, "topology.debug")
         self.storm_conf = storm_conf
         self.context = context
         self.logger = logging.getLogger(f"pystorm.component.{self.component_name}")

@@ -9,6 +9,7 @@ from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, GlobalStreamId, Grouping
 from heron_core.api import TopologyContext as NativeContext
+from heron_core.config import setting
 from storm_compat.hooks._hooks import ITaskHook, KernelTaskHook
 from storm_compat.metric.api import CombinedMetric, ICombiner, IReducer, ReducedMetric
 from storm_compat.tuple import Fields
@@ -287,7 +288,7 @@ class TopologyContext:
 
     def maxTopologyMessageTimeout(self) -> int:
         """The message timeout (``topology.message.timeout.secs``) in seconds."""
-        return int(self.getConf().get("topology.message.timeout.secs", 30))
+        return int(setting(self.getConf(), "topology.message.timeout.secs"))
 
     def _known(self, componentId: str) -> None:
         if componentId not in self.getComponentIds():

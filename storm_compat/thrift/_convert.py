@@ -20,6 +20,7 @@ from typing import Any, NoReturn
 from thriftpy2.utils import deserialize, serialize
 
 from heron_core.api import CustomGrouping, Grouping
+from heron_core.config import setting
 from heron_core.errors import ConfigurationError, TopologyValidationError
 from heron_core.plan import (
     ComponentDef,
@@ -254,7 +255,7 @@ def topology_to_plan(
             f"has {len(topology.worker_hooks)} worker hooks (serialized Java objects); "
             "they cannot run here",
         )
-    default_serializer = config.get(SERIALIZER_KEY, "json")
+    default_serializer = setting(config, SERIALIZER_KEY)
     components = []
     for is_spout, table in ((True, topology.spouts), (False, topology.bolts)):
         for cid, spec in (table or {}).items():
@@ -430,7 +431,7 @@ def plan_to_topology(plan: LogicalPlan, *, component_object: ObjectMapper | None
     def fail(component: str, message: str) -> NoReturn:
         raise TopologyValidationError(plan.name, component, message)
 
-    default_serializer = plan.config.get(SERIALIZER_KEY, "json")
+    default_serializer = setting(plan.config, SERIALIZER_KEY)
     spouts: dict[str, Any] = {}
     bolts: dict[str, Any] = {}
     for comp in plan.components:

@@ -17,6 +17,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from heron_core.config import setting
 from heronpy.api import global_metrics
 
 __all__ = ["BaseComponent"]
@@ -56,5 +57,5 @@ def _prepare(config: dict[str, Any], context: Any) -> None:
     """Register ``global_metrics`` with the context, once per process."""
     if global_metrics.registered or not hasattr(context, "register_metric"):
         return
-    interval = float(config.get("heron.metrics.export.interval.sec", 1.0) or 1.0)
+    interval = float(setting(config, "heron.metrics.export.interval.sec"))
     global_metrics.init(context, interval)

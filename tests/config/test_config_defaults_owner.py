@@ -1,0 +1,116 @@
+"""A registered key's default lives in the registry only: no module of the packages reads a
+registered key with a fallback of its own (``config.get(key, default)``), which could drift from
+the registry's; `heron_core.config.setting` gives the registry's default for a missing key.
+A fallback to another layer's value (a component's config over the topology's) is no default
+and stays.
+
+Checked on the syntax trees of every module of heron_core and storm_compat: a ``.get`` call
+whose first argument is a registered key's name (written out, or held by a module-level
+constant, its own or imported) and whose second is a literal, an upper-case constant or a
+registry default.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+
+from heron_core.config import REGISTRY
+
+ROOT = Path(__file__).resolve().parents[2]
+MODULES = sorted(
+    path.relative_to(ROOT).as_posix()
+    for package in ("heron_core", "storm_compat")
+    for path in (ROOT / package).rglob("*.py")
+)
+
+
+def _constants(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``NAME = "text"`` assignments, and str constants the module imports by
+    name from a module of the packages."""
+    found: dict[str, str] = {}
+    for node in tree.body:
+        if (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.module.split(".")[0] in ("heron_core", "storm_compat")
+        ):
+            module = importlib.import_module(node.module)
+            for alias in node.names:
+                value = getattr(module, alias.name, None)
+                if isinstance(value, str):
+                    found[alias.asname or alias.name] = value
+        if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and isinstance(node.value.value, str):
+                    found[target.id] = node.value.value
+    return found
+
+
+def _literal(fallback: ast.expr) -> bool:
+    """Whether a fallback is a value of its own: a literal, a constant (an upper-case name)
+    or a registry default read out; not another layer's value (``topology.get(key)``, a local
+    variable), which is how a component's config falls back to the topology's."""
+    if isinstance(fallback, ast.Constant):
+        return fallback.value is not None
+    if isinstance(fallback, ast.Name):
+        return fallback.id.isupper()
+    return isinstance(fallback, ast.Attribute) and fallback.attr == "default"
+
+
+def _fallbacks(path: str) -> list[str]:
+    tree = ast.parse((ROOT / path).read_text(), path)
+    constants = _constants(tree)
+    found = []
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "get"
+            and len(node.args) == 2
+        ):
+            continue
+        first = node.args[0]
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            name = first.value
+        elif isinstance(first, ast.Name) and first.id in constants:
+            name = constants[first.id]
+        else:
+            continue
+        if name in REGISTRY and _literal(node.args[1]):
+            found.append(
+                f"{path}:{node.lineno}: {name} (registry default {REGISTRY[name].default!r})"
+            )
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES)
+def test_registered_keys_take_their_default_from_the_registry(path: str) -> None:
+    assert _fallbacks(path) == []
+
+
+def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
+    """The check is not vacuous: it flags both spellings."""
+    source = (
+        'KEY = "topology.message.timeout.secs"\n'
+        'a = config.get("heron.instance.batch.linger.ms", 1.0)\n'
+        "b = config.get(KEY, 30)\n"
+        'c = config.get("topology.name")\n'
+        "e = config.get(KEY, topology.get(KEY))\n"
+        'f = config.get("topology.debug", None)\n'
+        'd = config.get("not.a.registered.key", 1)\n'
+    )
+    module = ROOT / "heron_core" / "_defaults_owner_probe.py"
+    module.write_text(source)
+    try:
+        found = _fallbacks("heron_core/_defaults_owner_probe.py")
+    finally:
+        module.unlink()
+    assert [line.split(": ")[1].split(" ")[0] for line in found] == [
+        "heron.instance.batch.linger.ms",
+        "topology.message.timeout.secs",
+    ]
