@@ -277,14 +277,32 @@ def last_executed(metrics: Metrics, what: str, items: int, export_s: float) -> f
 def _all_acked(run: TopologyRun, directory: Path, trees: int) -> float:
     """The time (``time.time()`` s) the paced spouts wrote their latency files, that is saw
     the last of ``trees`` trees acked (polled every 2 ms: a paced run exports metrics only once
-    a second, too coarse to time it by)."""
+    a second, too coarse to time it by).
+
+    Raises:
+        WrongResult: the spout failed a tree (a `CorpusSpout` does not replay it, so the run
+            cannot complete), with the tail of every log, as soon as its metrics say so.
+        TimeoutError: not done within 15 minutes, with the tail of every log.
+    """
     deadline = time.monotonic() + 900
+    next_check = time.monotonic() + 1.0
     while True:
         files = list(directory.glob("latency-*.json"))
         if files and sum(len(json.loads(p.read_text())) for p in files) >= trees:
             return time.time()
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{run.name}: the spout did not see {trees:,} trees acked")
+        now = time.monotonic()
+        if now >= next_check:  # metrics come once a second in a paced run
+            next_check = now + 1.0
+            failed = run.counter("sentence", "__fail-count")
+            if failed:
+                raise WrongResult(
+                    f"{run.name}: the spout failed {failed:,} of {trees:,} trees (a tree not "
+                    f"complete within topology.message.timeout.secs fails)\n{run.log_tails()}"
+                )
+        if now > deadline:
+            raise TimeoutError(
+                f"{run.name}: the spout did not see {trees:,} trees acked\n{run.log_tails()}"
+            )
         time.sleep(0.002)
 
 

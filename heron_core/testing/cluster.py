@@ -149,7 +149,9 @@ class TopologyRun:
         deadline = time.monotonic() + timeout
         while not predicate():
             if time.monotonic() > deadline:
-                raise TimeoutError(f"{self.name}: {what} did not happen in {timeout:.0f}s")
+                raise TimeoutError(
+                    f"{self.name}: {what} did not happen in {timeout:.0f}s\n{self.log_tails()}"
+                )
             time.sleep(0.1)
 
     def processes(self) -> list[psutil.Process]:
@@ -179,6 +181,13 @@ class TopologyRun:
             path.stem: path.read_text(errors="replace")
             for path in sorted((self.working_dir / "logs").glob("*.log"))
         }
+
+    def log_tails(self, lines: int = 40) -> str:
+        """The last ``lines`` lines of every log, for an error message."""
+        return "\n".join(
+            f"===== {name} (last {lines} lines) =====\n" + "\n".join(text.splitlines()[-lines:])
+            for name, text in self.logs().items()
+        )
 
     def dump_logs(self) -> str:
         """All logs, for a failing test's output."""
