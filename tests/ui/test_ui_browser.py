@@ -24,7 +24,11 @@ import httpx
 import pytest
 import yaml
 from selenium import webdriver
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import (
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -253,10 +257,17 @@ def browser() -> Iterator[WebDriver]:
 
 
 def _wait(driver: WebDriver, what: str, condition: object) -> object:
-    """WebDriverWait with the module's deadline; on timeout the page's text is in the error."""
+    """WebDriverWait with the module's deadline; on timeout the page's text is in the error.
+
+    An element found by one poll may be gone by the time the condition reads it, when the page
+    is replaced in between (a click that navigates): such a stale element is polled again,
+    not an error."""
+    wait = WebDriverWait(
+        driver, WAIT_S, poll_frequency=0.5, ignored_exceptions=(StaleElementReferenceException,)
+    )
     try:
-        return WebDriverWait(driver, WAIT_S, poll_frequency=0.5).until(condition)  # type: ignore[arg-type]
-    except Exception as exc:
+        return wait.until(condition)  # type: ignore[arg-type]
+    except TimeoutException as exc:
         body = driver.find_element(By.TAG_NAME, "body").get_attribute("textContent")
         raise AssertionError(f"{what} did not happen in {WAIT_S:.0f}s; the page:\n{body}") from exc
 
