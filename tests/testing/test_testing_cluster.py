@@ -7,26 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from heron_core.api import Bolt, Grouping, Spout, TopologyBuilder
+from heron_core.api import Grouping, TopologyBuilder
 from heron_core.testing.cluster import TopologyRun
-
-
-class Quiet(Spout):
-    outputs = ["n"]
-
-    def next_tuple(self) -> None:
-        pass
-
-
-class Sink(Bolt):
-    def process(self, tup: object) -> None:
-        pass
+from heron_core.testing.components import FixedSpout, RecordingBolt
 
 
 def _run(tmp_path: Path) -> TopologyRun:
     builder = TopologyBuilder("waits")
-    spout = builder.add_spout("numbers", Quiet)
-    builder.add_bolt("sink", Sink, inputs={spout: Grouping.SHUFFLE})
+    spout = builder.add_spout("numbers", FixedSpout(["n"], [[1]]))
+    builder.add_bolt("sink", RecordingBolt(tmp_path / "out"), inputs={spout: Grouping.SHUFFLE})
     return TopologyRun(builder.build(), heron_home=tmp_path / "home")
 
 
