@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from heron_core.ckptmgr.base import StateStore
-from heron_core.config import resolve_path
+from heron_core.config import resolve_path, setting
 from heron_core.errors import ConfigurationError
 
 __all__ = ["LocalFileSystemStore"]
@@ -38,7 +38,7 @@ class LocalFileSystemStore(StateStore):
         super().__init__(config, topology_name)
         root = config.get(ROOT_KEY) or ""
         if not root:
-            home = config.get("heron.directory.home") or "~/.herondata"
+            home = setting(config, "heron.directory.home")
             root = str(Path(str(home)) / "checkpoints")
         if "/" in topology_name or topology_name in ("", ".", ".."):
             raise ConfigurationError(f"topology name {topology_name!r} cannot name a directory")

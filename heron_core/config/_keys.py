@@ -448,7 +448,9 @@ _KEYS = (
         "heron.statemgr.root.path",
         str,
         "~/.herondata/repository/state",
-        "Root of the state manager's tree (a directory or a ZooKeeper path).",
+        "Root of the state manager's tree: a directory for the local file system state "
+        "manager (this default), a ZooKeeper path for the ZooKeeper one (/heron when the key is "
+        "not set, as Heron's zookeeper statemgr.yaml).",
     ),
     Key(
         "heron.statemgr.zookeeper.session.timeout.ms",

@@ -44,10 +44,12 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from heron_core.api import DEFAULT_STREAM
+from heron_core.config import REGISTRY
 from heron_core.errors import EmitTypeError, UserCodeError, shown
 from heron_core.instance._anchoring import Anchors, Tree
 from heron_core.instance._groupings import build_chooser
 from heron_core.instance._plan import PlanView
+from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
 from heron_core.proto import tuple_pb2
 
 _PICKLE = tuple_pb2.PICKLE
@@ -56,14 +58,12 @@ ONE, SILENT, GENERAL, UNDIRECTED = 0, 1, 2, 3
 """`StreamRoute.kind`: which send a route has (see `StreamRoute.specialise`)."""
 MAX_TUPLE_KEY = "heron.instance.max.tuple.bytes"
 """The config key bounding one tuple's serialized values."""
-DEFAULT_MAX_TUPLE_BYTES = 32 << 20
-"""Its default (the registry holds the same value)."""
+DEFAULT_MAX_TUPLE_BYTES: int = REGISTRY[MAX_TUPLE_KEY].default
+"""Its default (the registry's)."""
 BATCH_BYTES_KEY = "heron.instance.batch.max.bytes"
 """The config key of the serialized size a route keeps its batches under."""
-DEFAULT_BATCH_BYTES = 256 << 10
-"""Its default (the registry holds the same value)."""
-_FRAME_KEY = "heron.network.max.frame.bytes"
-_DEFAULT_FRAME_BYTES = 100 << 20
+DEFAULT_BATCH_BYTES: int = REGISTRY[BATCH_BYTES_KEY].default
+"""Its default (the registry's)."""
 
 
 def _serialized(values: Any, serializer: tuple_pb2.Serializer.ValueType) -> bytes:
@@ -367,7 +367,7 @@ class StreamRoute:
             )
             raise UserCodeError(
                 f"{refused[0]}{more}; the batch's {others} other tuples were sent. Emit smaller "
-                f"tuples, or raise {MAX_TUPLE_KEY} (it must stay below {_FRAME_KEY}, "
+                f"tuples, or raise {MAX_TUPLE_KEY} (it must stay below {MAX_FRAME_KEY}, "
                 f"{self._router.max_frame_bytes} bytes)"
             )
 
@@ -392,7 +392,7 @@ class StreamRoute:
             refused.append(
                 f"{router.where}: a tuple emitted on stream {self.stream!r} with "
                 f"{len(anchors[0]) if anchors else 0} anchors makes a batch of {len(data)} "
-                f"bytes, over the {router.max_frame_bytes}-byte limit of {_FRAME_KEY}; it was "
+                f"bytes, over the {router.max_frame_bytes}-byte limit of {MAX_FRAME_KEY}; it was "
                 f"not sent (values: {shown(part[0], 120)})"
             )
             return
@@ -458,7 +458,7 @@ class Router:
         acking: bool = False,
         specialise: bool = True,
         max_tuple_bytes: int = DEFAULT_MAX_TUPLE_BYTES,
-        max_frame_bytes: int = _DEFAULT_FRAME_BYTES,
+        max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         batch_bytes: int = DEFAULT_BATCH_BYTES,
     ) -> None:
         self.component = component

@@ -50,7 +50,6 @@ shell_log = logging.getLogger("heron.multilang")
 """Where the subprocesses' ``log`` commands go."""
 
 _LOG_LEVELS = {0: 5, 1: logging.DEBUG, 2: logging.INFO, 3: logging.WARNING, 4: logging.ERROR}
-_DEFAULT_TIMEOUT_SECS = 30.0
 _MAX_PENDING = "topology.shellbolt.max.pending"
 
 H = TypeVar("H")
@@ -126,11 +125,9 @@ class _Host:
             # topology's code directory, which is where Storm starts a shell component too
             cwd=Path(self._cwd) if self._cwd is not None else Path.cwd(),
             env=env,
-            timeout_secs=float(
-                config.get("topology.subprocess.timeout.secs") or _DEFAULT_TIMEOUT_SECS
-            ),
+            timeout_secs=float(setting(config, "topology.subprocess.timeout.secs")),
             on_idle_failure=self._on_idle_failure or raise_in_main_thread(),
-            max_tuple_bytes=int(config.get(MAX_TUPLE_KEY) or REGISTRY[MAX_TUPLE_KEY].default),
+            max_tuple_bytes=int(setting(config, MAX_TUPLE_KEY)),
             # heartbeat answers must be read while idle; a spout is read only during calls
             reads_between_calls=heartbeats,
         )
@@ -183,7 +180,7 @@ class _Host:
             if metric is None:
                 metric = self._metrics[name] = ShellMetric()
                 # published at every export, like Storm's shell metrics each bucket
-                interval = self._config.get("heron.metrics.export.interval.sec") or 1
+                interval = setting(self._config, "heron.metrics.export.interval.sec")
                 self._context.register_metric(name, metric, interval)
             metric.update(message.get("params"))
         else:

@@ -6,7 +6,7 @@ from typing import Any, TypeVar
 
 from google.protobuf.message import DecodeError, Message
 
-from heron_core.config import setting
+from heron_core.config import REGISTRY, setting
 from heron_core.errors import HeronError
 from heron_core.proto import (
     ckptmgr_pb2,
@@ -18,8 +18,8 @@ from heron_core.proto import (
 
 MAX_FRAME_KEY = "heron.network.max.frame.bytes"
 """The config key bounding every frame a daemon's TCP socket reads or writes."""
-DEFAULT_MAX_FRAME_BYTES = 100 << 20
-"""Its default (the registry holds the same value)."""
+DEFAULT_MAX_FRAME_BYTES: int = REGISTRY[MAX_FRAME_KEY].default
+"""Its default (the registry's)."""
 
 DATA = b"heron.tuple.TupleBatch"
 ACKS = b"heron.tuple.AckBatch"

@@ -21,6 +21,7 @@ from typing import Any
 
 import psutil
 
+from heron_core.config import setting
 from heron_core.errors import StateManagerError
 from heron_core.statemgr.base import StateManager
 
@@ -28,7 +29,6 @@ __all__ = ["LocalFileSystemStateManager"]
 
 logger = logging.getLogger(__name__)
 
-_DEFAULT_ROOT = "~/.herondata/repository/state"
 _MAGIC = b"heron-state 1"
 _POLL_INTERVAL_S = 0.1
 
@@ -88,7 +88,7 @@ class LocalFileSystemStateManager(StateManager):
 
     def __init__(self, config: Mapping[str, Any], cluster: str) -> None:
         super().__init__(config, cluster)
-        root = str(config.get("heron.statemgr.root.path") or _DEFAULT_ROOT)
+        root = str(setting(config, "heron.statemgr.root.path"))
         self.root = Path(os.path.expanduser(root)) / cluster
         self._owner: _Owner | None = None
         self._owned: set[str] = set()

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from heron_core.config import setting
 from heron_core.multilang import ShellBoltHost, ShellSpoutHost
 from storm_compat.spout import SpoutOutputCollector
 from storm_compat.task import OutputCollector, TopologyContext
@@ -64,7 +65,7 @@ class _Shell:
 
     def _host_options(self, conf: Mapping[str, Any]) -> dict[str, Any]:
         return {
-            "serializer": conf.get(SERIALIZER_KEY) or "json",
+            "serializer": setting(conf, SERIALIZER_KEY),
             "cwd": None if self._change_dir else Path.cwd(),
             "env": self._env,
         }

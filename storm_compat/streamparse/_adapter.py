@@ -360,7 +360,7 @@ class _Driver(abc.ABC):
         self._next_id = map(repr, self._ids).__next__
         self._due = False
         self._metrics: dict[str, ShellMetric] = {}
-        self._metrics_s = config.get("heron.metrics.export.interval.sec") or 1
+        self._metrics_s = setting(config, "heron.metrics.export.interval.sec")
         self._warned: dict[str, int] = {}
         if self.code_dir is not None and self.code_dir not in sys.path:
             sys.path.insert(0, self.code_dir)

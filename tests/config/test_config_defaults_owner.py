@@ -6,8 +6,8 @@ and stays.
 
 Checked on the syntax trees of every module of heron_core and storm_compat: a ``.get`` call
 whose first argument is a registered key's name (written out, or held by a module-level
-constant, its own or imported) and whose second is a literal, an upper-case constant or a
-registry default.
+constant, its own or imported) and whose second argument, or the operand after an ``or``
+that follows the call, is a literal, an upper-case constant or a registry default.
 """
 
 from __future__ import annotations
@@ -21,6 +21,14 @@ import pytest
 from heron_core.config import REGISTRY
 
 ROOT = Path(__file__).resolve().parents[2]
+OWN_DEFAULTS = {
+    ("heron_core/statemgr/_zookeeper.py", "heron.statemgr.root.path"): "/heron",
+}
+"""Reads whose own default is right: one key whose default depends on the plugin that reads
+it. The registry holds the local file system state manager's root (a directory); the ZooKeeper
+state manager's is the znode /heron (as Heron's zookeeper statemgr.yaml), which the key's
+description says."""
+
 MODULES = sorted(
     path.relative_to(ROOT).as_posix()
     for package in ("heron_core", "storm_compat")
@@ -62,29 +70,53 @@ def _literal(fallback: ast.expr) -> bool:
     return isinstance(fallback, ast.Attribute) and fallback.attr == "default"
 
 
+def _reads(tree: ast.Module) -> list[tuple[int, ast.expr, ast.expr, bool]]:
+    """Each read of a key with a fallback, as (line, key, fallback, whether by ``or``):
+    ``x.get(key, fallback)`` and ``x.get(key) or fallback``."""
+    reads = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            call, fallback = node.values[0], node.values[1]
+            if _is_get(call, 1):
+                assert isinstance(call, ast.Call)
+                reads.append((node.lineno, call.args[0], fallback, True))
+        elif _is_get(node, 2):
+            assert isinstance(node, ast.Call)
+            reads.append((node.lineno, node.args[0], node.args[1], False))
+    return reads
+
+
+def _is_get(node: ast.expr | ast.AST, args: int) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and len(node.args) == args
+        and not node.keywords
+    )
+
+
 def _fallbacks(path: str) -> list[str]:
     tree = ast.parse((ROOT / path).read_text(), path)
     constants = _constants(tree)
     found = []
-    for node in ast.walk(tree):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "get"
-            and len(node.args) == 2
-        ):
-            continue
-        first = node.args[0]
+    for line, first, fallback, by_or in _reads(tree):
         if isinstance(first, ast.Constant) and isinstance(first.value, str):
             name = first.value
         elif isinstance(first, ast.Name) and first.id in constants:
             name = constants[first.id]
         else:
             continue
-        if name in REGISTRY and _literal(node.args[1]):
-            found.append(
-                f"{path}:{node.lineno}: {name} (registry default {REGISTRY[name].default!r})"
-            )
+        # ``get(key) or x`` where the registry's default is empty, zero or None replaces an
+        # empty value (a display name for a missing one), as ``setting(...) or x`` would
+        if name not in REGISTRY or (by_or and not REGISTRY[name].default):
+            continue
+        if (path, name) in OWN_DEFAULTS:
+            assert ast.literal_eval(fallback) == OWN_DEFAULTS[path, name], (path, name)
+            assert OWN_DEFAULTS[path, name] in REGISTRY[name].doc
+            continue
+        if _literal(fallback):
+            found.append(f"{path}:{line}: {name} (registry default {REGISTRY[name].default!r})")
     return found
 
 
@@ -94,7 +126,8 @@ def test_registered_keys_take_their_default_from_the_registry(path: str) -> None
 
 
 def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
-    """The check is not vacuous: it flags both spellings."""
+    """The check is not vacuous: it flags both spellings of the key and both forms of the
+    fallback."""
     source = (
         'KEY = "topology.message.timeout.secs"\n'
         'a = config.get("heron.instance.batch.linger.ms", 1.0)\n'
@@ -103,6 +136,8 @@ def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
         "e = config.get(KEY, topology.get(KEY))\n"
         'f = config.get("topology.debug", None)\n'
         'd = config.get("not.a.registered.key", 1)\n'
+        'g = config.get("heron.statemgr.root.path") or "/tmp/x"\n'
+        'h = config.get("topology.name") or name\n'
     )
     module = ROOT / "heron_core" / "_defaults_owner_probe.py"
     module.write_text(source)
@@ -113,4 +148,5 @@ def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
     assert [line.split(": ")[1].split(" ")[0] for line in found] == [
         "heron.instance.batch.linger.ms",
         "topology.message.timeout.secs",
+        "heron.statemgr.root.path",
     ]

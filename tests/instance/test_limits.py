@@ -20,15 +20,13 @@ from typing import Any
 import pytest
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
-from heron_core.config import REGISTRY, build_config
+from heron_core.config import build_config
 from heron_core.errors import ConfigurationError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import Acker, EdgeIds
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import (
-    BATCH_BYTES_KEY,
-    DEFAULT_BATCH_BYTES,
     DEFAULT_MAX_TUPLE_BYTES,
     MAX_TUPLE_KEY,
     Router,
@@ -130,10 +128,7 @@ def router(
     return made, wire
 
 
-def test_defaults_are_the_registry_s_and_the_tuple_limit_must_stay_below_the_frame_limit() -> None:
-    assert REGISTRY[MAX_TUPLE_KEY].default == DEFAULT_MAX_TUPLE_BYTES
-    assert REGISTRY[MAX_FRAME_KEY].default == DEFAULT_MAX_FRAME_BYTES
-    assert REGISTRY[BATCH_BYTES_KEY].default == DEFAULT_BATCH_BYTES
+def test_the_tuple_limit_must_stay_below_the_frame_limit() -> None:
     assert DEFAULT_MAX_TUPLE_BYTES < DEFAULT_MAX_FRAME_BYTES
     with pytest.raises(ConfigurationError, match=f"{MAX_TUPLE_KEY}.*{MAX_FRAME_KEY}"):
         build_config(topology_config={MAX_TUPLE_KEY: 4 << 20, MAX_FRAME_KEY: 4 << 20})
