@@ -50,8 +50,9 @@ class SpoutFailInfo(NamedTuple):
 
 class BoltExecuteInfo(NamedTuple):
     """A bolt processed an input (tick tuples included): the tuple, the bolt task and the
-    milliseconds ``process`` took (for a bolt that takes whole batches, the batch's time
-    shared evenly by its inputs)."""
+    milliseconds ``process`` took (for a bolt that takes whole batches, each input's own time
+    when ``process_batch`` takes them one by one through ``batch.each``, as the Storm facade's
+    bolts do, else the batch's time shared evenly by its inputs)."""
 
     heron_tuple: Tuple
     executing_task_id: int

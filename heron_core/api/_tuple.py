@@ -146,6 +146,7 @@ class InputBatch:
         "_received",
         "_trees",
         "_tuples",
+        "_wrap",
         "acked",
         "component",
         "due",
@@ -188,6 +189,9 @@ class InputBatch:
         self._trees = trees
         self._tuples: list[Tuple] | None = None
         self._left = -1  # inputs not yet processed when a paced _each last served
+        # set by task hooks for one call of `each`, which then calls wrap(process) instead
+        # (each input's own execute latency); None again once used
+        self._wrap: Callable[[Callable[[Tuple], Any]], Callable[[Tuple], Any]] | None = None
         self.due = due if due is not None else [False]
         self.serve: Callable[[], None] = serve if serve is not None else _serve_nothing
         """Does what is due (see ``due``) and lowers ``due[0]``: the instance sends the
@@ -225,6 +229,10 @@ class InputBatch:
         >>> [tup.values for tup in batch.tuples()]
         [['a'], ['b']]
         """
+        wrap = self._wrap
+        if wrap is not None:
+            self._wrap = None
+            process = wrap(process)
         if self._tuples is not None:
             self._each(process, paced=True, built=self._tuples)
             return

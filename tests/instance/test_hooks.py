@@ -153,6 +153,30 @@ def test_a_batch_reports_each_input_with_an_even_share() -> None:
     ]
 
 
+def test_a_batch_taken_one_by_one_reports_each_input_with_its_own_latency() -> None:
+    """``batch.each`` (the Storm facade's bolts take their batches so) times every input, as
+    Storm's boltExecute does; the batch is not reported again after the call."""
+    clock = Clock()
+    hook = Recording()
+    batch = InputBatch("src", "default", 1, [["a"], ["bbb"], ["cc"]])
+
+    def process(tup: Tuple) -> None:
+        clock.now += 0.001 * len(tup.values[0])
+
+    def process_batch(inputs: InputBatch) -> None:
+        clock.now += 0.5  # work of the batch outside its inputs
+        inputs.each(process)
+
+    hooked_process_batch(process_batch, hooks_with(hook, clock=clock))(batch)
+    assert [(i.heron_tuple.values, round(i.execute_latency_ms, 6)) for i in hook.calls] == [
+        (["a"], 1.0),
+        (["bbb"], 3.0),
+        (["cc"], 2.0),
+    ]
+    batch.each(process)  # outside the hooked call: nothing is reported
+    assert len(hook.calls) == 3
+
+
 def test_spout_outcomes() -> None:
     hook = Recording()
     hooks = hooks_with(hook)

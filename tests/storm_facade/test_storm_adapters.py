@@ -328,3 +328,66 @@ def test_whole_batches_get_the_fields_of_their_stream_and_are_acked_like_single_
     assert [(t.getFields().toList(), t.getValues()) for t in basic.inputs] == expected
     acked = [("ack", values) for _, values in expected]
     assert [a._collector.calls for a in adapters] == [acked, acked]
+
+
+class Timed(BaseBasicBolt):
+    """Each input takes as many milliseconds of ``clock`` as its word has letters."""
+
+    def __init__(self, clock: list[float]) -> None:
+        self.clock = clock
+
+    def execute(self, input: Tuple, collector: BasicOutputCollector) -> None:
+        self.clock[0] += 0.001 * len(input.getString(0))
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+class TimedRich(BaseRichBolt):
+    """`Timed` as a rich bolt, which acks its input itself."""
+
+    def __init__(self, clock: list[float]) -> None:
+        self.clock = clock
+
+    def prepare(self, conf: Any, context: Any, collector: OutputCollector) -> None:
+        self.collector = collector
+
+    def execute(self, input: Tuple) -> None:
+        self.clock[0] += 0.001 * len(input.getString(0))
+        self.collector.ack(input)
+
+    def declareOutputFields(self, declarer: OutputFieldsDeclarer) -> None:
+        """Not used here."""
+
+
+@pytest.mark.parametrize(
+    ("kind", "bolt_class"), [(BoltAdapter, TimedRich), (BasicBoltAdapter, Timed)]
+)
+def test_task_hooks_see_each_input_s_own_execute_latency_in_a_batch(
+    kind: type[Any], bolt_class: type[Any]
+) -> None:
+    """Storm's boltExecute times each tuple: a Storm bolt's batch reports every input with
+    its own time, not the batch's shared out."""
+    from heron_core.api.hooks import BoltExecuteInfo, TaskHook
+    from heron_core.instance._hooks import TaskHooks, hooked_process_batch
+
+    clock = [100.0]
+    adapter = kind(bolt_class(clock), OUTPUTS)
+    adapter._collector = FakeBoltCollector()
+    adapter.initialize({}, FakeContext("count", fields={("split", "default"): ["word"]}))
+    seen: list[BoltExecuteInfo] = []
+
+    class Hook(TaskHook):
+        def bolt_execute(self, bolt_execute_info: BoltExecuteInfo) -> None:
+            seen.append(bolt_execute_info)
+
+    hooks = TaskHooks(4, "task 4", lambda: clock[0])
+    hooks.add(Hook())
+    batch = InputBatch("split", "default", 4, [["a"], ["abcd"], ["ab"]], kind=Tuple)
+    hooked_process_batch(adapter.process_batch, hooks)(batch)
+    assert [(i.heron_tuple.values, round(i.execute_latency_ms, 6)) for i in seen] == [
+        (["a"], 1.0),
+        (["abcd"], 4.0),
+        (["ab"], 2.0),
+    ]
+    assert [call[0] for call in adapter._collector.calls] == ["ack", "ack", "ack"]
