@@ -25,6 +25,7 @@ from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.hosts import collect_hosts
 from kazoo.retry import KazooRetry
 
+from heron_core.config import setting
 from heron_core.errors import ConfigurationError, StateManagerError
 from heron_core.statemgr._zk_auth import (
     AUTH_FILE_KEY,
@@ -121,11 +122,12 @@ class ZooKeeperStateManager(StateManager):
         if not root.startswith("/"):
             raise ConfigurationError(
                 f"{_ROOT_KEY} must be an absolute ZooKeeper path for the zookeeper state "
-                f"manager of cluster {cluster!r}, got {root!r}"
+                f"manager of cluster {cluster!r}, got {root!r}: set it to a znode path such "
+                "as /heron in the cluster's config"
             )
         self.root = root.rstrip("/")
-        self.call_timeout_s = _milliseconds(config, _SESSION_KEY, 30000) / 1000
-        self._connection_timeout_s = _milliseconds(config, _CONNECTION_KEY, 10000) / 1000
+        self.call_timeout_s = _milliseconds(config, _SESSION_KEY) / 1000
+        self._connection_timeout_s = _milliseconds(config, _CONNECTION_KEY) / 1000
         self._credential: DigestCredential | None = load_credential(config)
         self._kazoo_log = _KazooLog(self._credential.password if self._credential else None)
         self._client: Any = None  # a started KazooClient, the same one for the manager's life
@@ -545,8 +547,8 @@ class _KazooLog(logging.LoggerAdapter[logging.Logger]):
         self.log(logging.WARNING, msg, *args, **kwargs)
 
 
-def _milliseconds(config: Mapping[str, Any], key: str, default: int) -> int:
-    value = config.get(key, default)
+def _milliseconds(config: Mapping[str, Any], key: str) -> int:
+    value = setting(config, key)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ConfigurationError(f"{key} must be a positive integer (milliseconds), got {value!r}")
     return value

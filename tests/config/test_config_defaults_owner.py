@@ -7,7 +7,9 @@ and stays.
 Checked on the syntax trees of every module of heron_core and storm_compat: a ``.get`` call
 whose first argument is a registered key's name (written out, or held by a module-level
 constant, its own or imported) and whose second argument, or the operand after an ``or``
-that follows the call, is a literal, an upper-case constant or a registry default.
+that follows the call, is a literal, an upper-case constant or a registry default; and a call
+of any helper that passes a registered key beside that key's registry default written out as
+a number or bool (``_milliseconds(config, KEY, 30000)``).
 """
 
 from __future__ import annotations
@@ -86,6 +88,43 @@ def _reads(tree: ast.Module) -> list[tuple[int, ast.expr, ast.expr, bool]]:
     return reads
 
 
+def _helper_defaults(tree: ast.Module, constants: dict[str, str]) -> list[tuple[int, str]]:
+    """Calls of a helper that pass a registered key and, beside it, that key's registry default
+    as a number or bool literal (``_milliseconds(config, KEY, 30000)``): (line, key)."""
+    found = []
+    for node in ast.walk(tree):
+        if (
+            not isinstance(node, ast.Call)
+            or (isinstance(node.func, ast.Name) and node.func.id == "Key")  # the registry
+            or _is_get(node, 2)  # a read, checked by `_reads`
+        ):
+            continue
+        keys = [name for arg in node.args if (name := _key_name(arg, constants)) in REGISTRY]
+        literals = [
+            arg.value
+            for arg in node.args
+            if isinstance(arg, ast.Constant) and isinstance(arg.value, bool | int | float)
+        ]
+        found += [
+            (node.lineno, key)
+            for key in keys
+            if any(
+                literal == REGISTRY[key].default
+                and isinstance(literal, bool) == isinstance(REGISTRY[key].default, bool)
+                for literal in literals
+            )
+        ]
+    return found
+
+
+def _key_name(arg: ast.expr, constants: dict[str, str]) -> str | None:
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return arg.value
+    if isinstance(arg, ast.Name):
+        return constants.get(arg.id)
+    return None
+
+
 def _is_get(node: ast.expr | ast.AST, args: int) -> bool:
     return (
         isinstance(node, ast.Call)
@@ -101,11 +140,8 @@ def _fallbacks(path: str) -> list[str]:
     constants = _constants(tree)
     found = []
     for line, first, fallback, by_or in _reads(tree):
-        if isinstance(first, ast.Constant) and isinstance(first.value, str):
-            name = first.value
-        elif isinstance(first, ast.Name) and first.id in constants:
-            name = constants[first.id]
-        else:
+        name = _key_name(first, constants)
+        if name is None:
             continue
         # ``get(key) or x`` where the registry's default is empty, zero or None replaces an
         # empty value (a display name for a missing one), as ``setting(...) or x`` would
@@ -117,6 +153,8 @@ def _fallbacks(path: str) -> list[str]:
             continue
         if _literal(fallback):
             found.append(f"{path}:{line}: {name} (registry default {REGISTRY[name].default!r})")
+    for line, name in _helper_defaults(tree, constants):
+        found.append(f"{path}:{line}: {name} (registry default {REGISTRY[name].default!r})")
     return found
 
 
@@ -138,6 +176,8 @@ def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
         'd = config.get("not.a.registered.key", 1)\n'
         'g = config.get("heron.statemgr.root.path") or "/tmp/x"\n'
         'h = config.get("topology.name") or name\n'
+        'i = _milliseconds(config, "heron.statemgr.zookeeper.connection.timeout.ms", 10000)\n'
+        'j = _milliseconds(config, "heron.statemgr.zookeeper.connection.timeout.ms", 5)\n'
     )
     module = ROOT / "heron_core" / "_defaults_owner_probe.py"
     module.write_text(source)
@@ -149,4 +189,5 @@ def test_the_check_sees_a_fallback_of_a_registered_key(tmp_path: Path) -> None:
         "heron.instance.batch.linger.ms",
         "topology.message.timeout.secs",
         "heron.statemgr.root.path",
+        "heron.statemgr.zookeeper.connection.timeout.ms",
     ]
