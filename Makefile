@@ -25,7 +25,12 @@ $(STAMP): pyproject.toml setup.py
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e '.[$(EXTRAS)]'
 	@touch $(STAMP) $(COMPILED_STAMP)
 
+# Compiling again starts from no extension at all: one left from a module no longer in the
+# list would fail the import of the new group.
+DROP_COMPILED := find heron_core -name '*.so' -delete; rm -f heron_core__mypyc*.so
+
 $(COMPILED_STAMP): $(HOT) heron_core/_compiled.py | $(STAMP)
+	$(DROP_COMPILED)
 	$(BIN)/python setup.py -q build_ext --inplace --force
 	@touch $(COMPILED_STAMP)
 
@@ -75,4 +80,4 @@ bench-full: $(BENCH_STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build *.egg-info
-	find heron_core -name '*.so' -delete; rm -f heron_core__mypyc*.so
+	$(DROP_COMPILED)
