@@ -444,7 +444,9 @@ def _measure(
                     def metrics() -> list[metrics_pb2.MetricPublisherPublishMessage]:
                         return client.fetch() or []
 
-                    end = last_executed(metrics, case.label, items, METRICS_INTERVAL)
+                    end = last_executed(
+                        metrics, case.label, items, METRICS_INTERVAL, lambda: _log_tails(work)
+                    )
                     cpu_s: float | None = cpu.stop()
                     if case.acking:
                         _wait_acked(metrics, case)

@@ -189,9 +189,10 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
                 if case.rate:  # the spout notices its last ack: no wait for a metrics export
                     end = _all_acked(run, work, spout_tuples)
                     cpu_s: float | None = cpu.stop()
-                    last_executed(run.metrics, run.name, items, export_s)  # untimed: for _check
+                    # untimed: for _check
+                    last_executed(run.metrics, run.name, items, export_s, run.log_tails)
                 else:
-                    end = last_executed(run.metrics, run.name, items, export_s)
+                    end = last_executed(run.metrics, run.name, items, export_s, run.log_tails)
                     cpu_s = cpu.stop()
                 wall = end - start
                 if late_s > LATE_SHARE * wall:  # the meter missed the start of the run
@@ -254,11 +255,20 @@ Metrics = Callable[[], Sequence[metrics_pb2.MetricPublisherPublishMessage]]
 """The newest metrics message of every instance of a running topology ([] before any)."""
 
 
-def last_executed(metrics: Metrics, what: str, items: int, export_s: float) -> float:
+STALL_S = 120.0
+"""How long `last_executed` waits for the count of executed tuples to move before it calls the
+run stalled (a run of the suite takes seconds; a slow host, tens of them)."""
+
+
+def last_executed(
+    metrics: Metrics, what: str, items: int, export_s: float, logs: Callable[[], str]
+) -> float:
     """The time (``time.time()`` s) of the first metrics ``count`` published with ``items``
     tuples executed (polled twice per export interval ``export_s``, so a paced run is not
-    disturbed by the driver more than it must; fails after 15 minutes naming ``what``)."""
+    disturbed by the driver more than it must). Fails naming ``what``, with ``logs()``, when
+    the executed count has not moved for `STALL_S` or after 15 minutes in all."""
     deadline = time.monotonic() + 900
+    moved, last = time.monotonic(), -1
     while True:
         messages = [m for m in metrics() if m.publisher.component_name == "count"]
         executed = sum(
@@ -269,8 +279,15 @@ def last_executed(metrics: Metrics, what: str, items: int, export_s: float) -> f
         )
         if messages and executed >= items:
             return max(m.timestamp for m in messages) / 1000
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{what}: 'count' executed {executed:,} of {items:,} tuples")
+        now = time.monotonic()
+        if executed != last:
+            moved, last = now, executed
+        if now > deadline or now - moved > STALL_S:
+            raise TimeoutError(
+                f"{what}: 'count' executed {executed:,} of {items:,} tuples (metrics from "
+                f"{len(messages)} count instances; no progress for {now - moved:.0f} s)\n"
+                f"{logs()}"
+            )
         time.sleep(export_s / 2)
 
 
