@@ -56,6 +56,7 @@ from heron_core.network import DATA, Dispatcher, max_frame_bytes
 from heron_core.plugins import resolve_class
 from heron_core.proto import (
     ckptmgr_pb2,
+    common_pb2,
     physical_plan_pb2,
     stmgr_pb2,
     topology_pb2,
@@ -95,6 +96,9 @@ class InstanceArgs:
 
 _perf = time.perf_counter
 _MARSHAL = tuple_pb2.MARSHAL
+WAIT_WARN_S = 30.0
+"""Seconds an instance waits for its plan (or, stateful, its state) before it logs that it
+still waits, and between two such lines."""
 
 
 def build_component(spec: topology_pb2.ComponentSpec, where: str, is_spout: bool) -> Any:
@@ -221,6 +225,14 @@ class InstanceRuntime:
 
     # --- control messages ------------------------------------------------------------------
     def _on_register_response(self, message: stmgr_pb2.RegisterInstanceResponse) -> None:
+        """The stream manager took (with the plan when it has one) or refused this instance's
+        registration. Refused, the instance ends with the reason (its executor restarts it),
+        as Heron's instance does, instead of waiting for a plan that never comes."""
+        if message.status.status != common_pb2.OK:
+            raise HeronError(
+                f"{self._where}: the stream manager at {self.client.endpoint} refused the "
+                f"registration: {message.status.message or 'no reason given'}"
+            )
         if message.HasField("pplan"):
             self._set_plan(message.pplan)
 
@@ -254,18 +266,33 @@ class InstanceRuntime:
         )
         self.client.register(instance, self.args.topology_name, self.args.topology_id)
         log.info("registered with %s; waiting for the physical plan", self.client.endpoint)
-        self._serve_until(lambda: self._plan is not None)
+        self._serve_until(lambda: self._plan is not None, "the physical plan")
         assert self._plan is not None
         return self._plan
 
-    def _serve_until(self, done: Callable[[], bool]) -> None:
+    def _serve_until(self, done: Callable[[], bool], what: str) -> None:
         """Before the loops run: send what is pending and handle control messages until
         ``done()``; tuples are kept in ``_early_data``, in order (queued for this task while
-        it was down; a rollback drops those that came before it: `_on_restore`)."""
+        it was down; a rollback drops those that came before it: `_on_restore`). A long wait
+        is logged (``what`` names what is awaited) after `WAIT_WARN_S` and then once every
+        `WAIT_WARN_S` more."""
         client = self.client
+        clock = self._clock
+        start = clock()
+        warn_at = start + WAIT_WARN_S
         while not done():
             if self._stop:
                 raise SystemExit(0)
+            now = clock()
+            if now >= warn_at:
+                warn_at = now + WAIT_WARN_S
+                log.warning(
+                    "%s: still waiting for %s from the stream manager at %s after %.0f s",
+                    self._where,
+                    what,
+                    client.endpoint,
+                    now - start,
+                )
             if client.pending:
                 client.drain()
             if client.readable(100):
@@ -382,7 +409,9 @@ class InstanceRuntime:
         (a rollback) and then the start. Tuples that came before the rollback are dropped
         (`_on_restore`); those after it are kept for the bolt loop."""
         self._halted = True
-        self._serve_until(lambda: self._start_due and self._restore is not None)
+        self._serve_until(
+            lambda: self._start_due and self._restore is not None, "the state to start from"
+        )
 
     def _on_restore(self, message: ckptmgr_pb2.RestoreInstanceStateRequest) -> None:
         """Roll back: drop what is buffered (of the run before), hold until the start, and
