@@ -216,9 +216,9 @@ def hooked_process_batch(
         batch._wrap = timed
         start = clock()
         process_batch(batch)
-        elapsed_ms = (clock() - start) * 1000.0
         if batch._wrap is None:  # `each` reported every input as it processed it
             return
+        elapsed_ms = (clock() - start) * 1000.0
         batch._wrap = None
         tuples = batch.tuples()
         share = elapsed_ms / len(tuples) if tuples else 0.0
