@@ -18,6 +18,8 @@ from typing import Any
 
 import psutil
 from bench_components import (
+    BatchCountBolt,
+    BatchSplitBolt,
     CorpusSpout,
     IdentityBolt,
     StatefulCorpusSpout,
@@ -111,8 +113,10 @@ def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
         first = b.add_bolt("identity", IdentityBolt, inputs={source: Grouping.SHUFFLE})
         b.add_bolt("count", IdentityBolt, inputs={first: Grouping.SHUFFLE})
     else:
-        split = b.add_bolt("split", SplitBolt, inputs={source: Grouping.SHUFFLE})
-        count = StatefulCountBolt if stateful else CountBolt
+        batched = case.frontend == "batch"
+        split_type = BatchSplitBolt if batched else SplitBolt
+        split = b.add_bolt("split", split_type, inputs={source: Grouping.SHUFFLE})
+        count = StatefulCountBolt if stateful else BatchCountBolt if batched else CountBolt
         b.add_bolt("count", count, inputs={split: Grouping.fields("word")})
     return b.build()
 
@@ -207,7 +211,7 @@ def run_topology(case: TopologyCase, max_pending: int) -> Result:
                 rss = sampler.result()
             _check(run, case, items, spout_tuples)
             latency = None
-            if case.acking and case.frontend in ("native", "identity"):  # a CorpusSpout
+            if case.acking and case.frontend in ("native", "batch", "identity"):  # a CorpusSpout
                 latency = _latency(work, spout_tuples)
             unit = "tuples" if case.frontend == "identity" else "words"
             return Result(

@@ -51,6 +51,7 @@ from heron_core.config import REGISTRY  # noqa: E402
 
 FRONTENDS = {
     "native": "native API",
+    "batch": "native API, whole batches (Bolt.process_batch)",
     "storm": "Storm facade (BaseRichSpout, BaseBasicBolt)",
     "sparse": "streamparse components in-process",
     "multilang": "streamparse components as multilang subprocesses",
@@ -88,7 +89,12 @@ PAIRS = (
     ("metrics-all", "metrics-min"),
     ("stateful-eo", "stateful-alo"),
 )
-MORE_RATIOS = (("stateful-eo", "stateful-amo"),)
+MORE_RATIOS = (
+    ("stateful-eo", "stateful-amo"),
+    ("native-on-1", "native-off-1"),
+    ("batch-on-1", "batch-off-1"),
+    ("batch-off-1", "native-off-1"),
+)
 """Ratios reported beside those of `PAIRS` (cases that are not run as a pair)."""
 """(numerator, denominator) of the ratios of the cluster and CURVE cases; each pair runs back
 to back, in alternating order from round to round (`in_round_order`)."""
@@ -113,6 +119,8 @@ QUICK = [
     "bytewax",
     "native-off-1",
     "native-on-1",
+    "batch-off-1",
+    "batch-on-1",
     "latency-50",
     FIXED_LATENCY,
     "storm-off-1",
@@ -420,9 +428,14 @@ def report(results: list[Result]) -> str:
     bytewax = sorted((r for r in results if r.case == "bytewax"), key=lambda r: -r.rate)
     shown = [r for r in results if r.case != "bytewax" or r is bytewax[0]]
     by_case = {r.case: r for r in shown}
-    ours = by_case.get("native-off-1")
     pairs = []
-    if ours:
+    for mine, what in (
+        ("native-off-1", "native, acking off, 1 container"),
+        ("batch-off-1", "native whole batches, acking off, 1 container"),
+    ):
+        ours = by_case.get(mine)
+        if not ours:
+            continue
         for case, name in (
             ("loop", "plain loop"),
             ("bytewax", "Bytewax (best configuration)"),
@@ -430,9 +443,7 @@ def report(results: list[Result]) -> str:
             ("spark-ss", "PySpark Structured Streaming"),
         ):
             if case in by_case:
-                pairs.append(
-                    (f"ours (native, acking off, 1 container) / {name}", ours, by_case[case])
-                )
+                pairs.append((f"ours ({what}) / {name}", ours, by_case[case]))
     for frontend in ("storm", "sparse", "multilang"):
         for case in WORD_COUNT:
             other = by_case.get(case.replace("native", frontend))
