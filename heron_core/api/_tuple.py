@@ -201,6 +201,15 @@ class InputBatch:
         is left unprocessed (an exception that ``except Exception`` does not catch)."""
 
     @property
+    def timed(self) -> bool:
+        """Whether task hooks time each input of this batch: then `each` reports every input
+        with its own execute latency (Storm's ``boltExecute``), while inputs worked through
+        any other way are reported after ``process_batch`` with the batch's time shared
+        evenly. A ``process_batch`` with a faster loop of its own that should keep the
+        per-input figures takes the inputs through `each` when this is true."""
+        return self._wrap is not None
+
+    @property
     def tracked(self) -> bool:
         """Whether the inputs belong to tuple trees (acking is on): then each must be acked or
         failed through its Tuple, and ``acked`` and ``failed`` must stay 0."""

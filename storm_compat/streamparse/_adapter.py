@@ -807,8 +807,10 @@ class PystormBoltAdapter(_Driver, Bolt):
 
     def process_batch(self, batch: InputBatch) -> None:
         """Where the class keeps pystorm's own loop, the inputs of ``batch`` through the
-        inlined loop (see `_direct_inputs`); else, one at a time, through pystorm's."""
-        if self._inlined is None:
+        inlined loop (see `_direct_inputs`); else, and when task hooks time each input
+        (``batch.timed``: Storm's ``boltExecute`` reports each tuple's own latency), one at a
+        time."""
+        if self._inlined is None or batch.timed:
             super().process_batch(batch)
             return
         natives = batch.tuples() if self._acking else repeat(_UNBUILT)

@@ -254,3 +254,13 @@ class LoopSpout(Spout):
 
     def fail(self, tup_id: Any) -> None:
         Recording.calls.append(("fail", tup_id))
+
+
+class TimedBolt(Bolt):
+    """Each input takes as many milliseconds of `clock` as its word has letters."""
+
+    outputs = ["word"]
+    clock = [100.0]
+
+    def process(self, tup: Any) -> None:
+        TimedBolt.clock[0] += 0.001 * len(tup.values[0])
