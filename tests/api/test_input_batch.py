@@ -135,3 +135,49 @@ def test_plain_tuples_are_built_alike_compiled_or_not() -> None:
         assert (tup._origin, tup._received) == ("stats", 1.5)
         if acking:
             assert (tup._roots, tup._ackval) == (trees[0], 0)
+
+
+def _readme_block(marker: str) -> str:
+    """The README's ```python block that contains ``marker``."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in text.split("```python\n")[1:]]
+    (block,) = [b for b in blocks if marker in b]
+    return block
+
+
+class _Printing:
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, object]] = []
+
+    def emit(self, values: object, stream: object, anchors: object, *rest: object) -> None:
+        self.calls.append(("emit", values))
+
+    def ack(self, tup: Tuple) -> None:
+        self.calls.append(("ack", tup.values))
+
+
+def test_the_readmes_batch_bolt_counts_with_acking_off_and_acks_each_input_with_acking_on() -> None:
+    from heron_core.api import Bolt
+
+    scope: dict[str, object] = {"Bolt": Bolt}
+    exec(_readme_block("class FastCountBolt"), scope)
+    bolt = scope["FastCountBolt"]()  # type: ignore[operator]
+    bolt._collector = out = _Printing()
+    bolt.initialize({}, None)
+    due = [False]
+    served: list[int] = []
+
+    def serve() -> None:  # as the instance's: does what is due and lowers the flag
+        served.append(len(out.calls))
+        due[0] = False
+
+    batch = InputBatch("w", "default", 1, [["a"], ["b"], ["a"]], due=due, serve=serve)
+    due[0] = True  # the first input finds the flush interval passed
+    bolt.process_batch(batch)
+    assert out.calls == [("emit", ["a", 1]), ("emit", ["b", 1]), ("emit", ["a", 2])]
+    assert batch.acked == 3 and served == [0]
+    out.calls.clear()
+    bolt.process_batch(InputBatch("w", "default", 1, [["b"]], trees=[()]))
+    assert out.calls == [("emit", ["b", 2]), ("ack", ["b"])]
