@@ -368,24 +368,14 @@ def test_task_hooks_see_each_input_s_own_execute_latency_in_a_batch(
 ) -> None:
     """Storm's boltExecute times each tuple: a Storm bolt's batch reports every input with
     its own time, not the batch's shared out."""
-    from heron_core.api.hooks import BoltExecuteInfo, TaskHook
-    from heron_core.instance._hooks import TaskHooks, hooked_process_batch
+    from hooks_support import execute_latencies
 
     clock = [100.0]
     adapter = kind(bolt_class(clock), OUTPUTS)
     adapter._collector = FakeBoltCollector()
     adapter.initialize({}, FakeContext("count", fields={("split", "default"): ["word"]}))
-    seen: list[BoltExecuteInfo] = []
-
-    class Hook(TaskHook):
-        def bolt_execute(self, bolt_execute_info: BoltExecuteInfo) -> None:
-            seen.append(bolt_execute_info)
-
-    hooks = TaskHooks(4, "task 4", lambda: clock[0])
-    hooks.add(Hook())
     batch = InputBatch("split", "default", 4, [["a"], ["abcd"], ["ab"]], kind=Tuple)
-    hooked_process_batch(adapter.process_batch, hooks)(batch)
-    assert [(i.heron_tuple.values, round(i.execute_latency_ms, 6)) for i in seen] == [
+    assert execute_latencies(adapter.process_batch, batch, clock) == [
         (["a"], 1.0),
         (["abcd"], 4.0),
         (["ab"], 2.0),

@@ -506,25 +506,13 @@ def test_task_hooks_see_each_input_s_own_execute_latency_in_a_batch(
     """Storm's boltExecute times each tuple: under task hooks, a streamparse bolt's batch
     reports every input with its own time, not the batch's shared out (without hooks the
     inlined loop takes the batch whole)."""
+    from hooks_support import execute_latencies
     from sparse_components import TimedBolt
 
-    from heron_core.api.hooks import BoltExecuteInfo, TaskHook
-    from heron_core.instance._hooks import TaskHooks, hooked_process_batch
-
     bolt, out, _ = start_bolt("TimedBolt", config)
-    seen: list[BoltExecuteInfo] = []
-
-    class Hook(TaskHook):
-        def bolt_execute(self, bolt_execute_info: BoltExecuteInfo) -> None:
-            seen.append(bolt_execute_info)
-
-    clock = TimedBolt.clock
-    hooks = TaskHooks(3, "task 3", lambda: clock[0])
-    hooks.add(Hook())
     trees = None if config else [(), (), ()]
     batch = InputBatch("words", "default", 1, [["a"], ["abcd"], ["ab"]], trees=trees)
-    hooked_process_batch(bolt.process_batch, hooks)(batch)
-    assert [(i.heron_tuple.values, round(i.execute_latency_ms, 6)) for i in seen] == [
+    assert execute_latencies(bolt.process_batch, batch, TimedBolt.clock) == [
         (["a"], 1.0),
         (["abcd"], 4.0),
         (["ab"], 2.0),
