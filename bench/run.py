@@ -89,6 +89,8 @@ PAIRS = (
     ("metrics-all", "metrics-min"),
     ("stateful-eo", "stateful-alo"),
 )
+"""(numerator, denominator) of the paired cases (cluster, CURVE, metrics sinks, stateful); each
+pair runs back to back, in alternating order from round to round (`in_round_order`)."""
 MORE_RATIOS = (
     ("stateful-eo", "stateful-amo"),
     ("native-on-1", "native-off-1"),
@@ -96,8 +98,6 @@ MORE_RATIOS = (
     ("batch-off-1", "native-off-1"),
 )
 """Ratios reported beside those of `PAIRS` (cases that are not run as a pair)."""
-"""(numerator, denominator) of the ratios of the cluster and CURVE cases; each pair runs back
-to back, in alternating order from round to round (`in_round_order`)."""
 ALL = [
     "loop",
     "bytewax",
