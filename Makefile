@@ -10,7 +10,7 @@ RUN_SECONDS ?= 30
 .PHONY: install run test test-pure lint proto bench bench-full clean
 
 # The per-tuple modules that pip compiles with mypyc (heron_core/_compiled.py lists them).
-HOT := $(shell sed -n 's/^    "\(heron_core[^"]*\)",$$/\1/p' heron_core/_compiled.py | tr . / | sed 's/$$/.py/')
+HOT := $(shell sed -n 's/^    "\(\(heron_core\|storm_compat\)[^"]*\)",$$/\1/p' heron_core/_compiled.py | tr . / | sed 's/$$/.py/')
 COMPILED_STAMP := $(VENV)/.compiled-stamp
 
 # Creates .venv and installs the package (editable) with what tests and lint need, compiling
@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml setup.py
 
 # Compiling again starts from no extension at all: one left from a module no longer in the
 # list would fail the import of the new group.
-DROP_COMPILED := find heron_core -name '*.so' -delete; rm -f heron_core__mypyc*.so
+DROP_COMPILED := find heron_core storm_compat -name '*.so' -delete; rm -f heron_core__mypyc*.so
 
 $(COMPILED_STAMP): $(HOT) heron_core/_compiled.py | $(STAMP)
 	$(DROP_COMPILED)

@@ -30,9 +30,11 @@ COMPILED = (
     "heron_core.instance._router",
     "heron_core.instance._spout",
     "heron_core.stmgr._trees",
+    "storm_compat.tuple._values",
 )
 """The modules on the per-tuple path (the received tuple and its batch, router, groupings,
-anchoring, the collectors, the instance's and the stream manager's acking trackers)."""
+anchoring, the collectors, the instance's and the stream manager's acking trackers; the Storm
+facade's ``Values``, called once per emit by Storm code)."""
 
 ENV = "HERON_PURE_PYTHON"
 
@@ -42,11 +44,12 @@ def pure_python_forced() -> bool:
     return os.environ.get(ENV, "").strip().lower() not in ("", "0", "false", "no")
 
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The directory holding the packages (heron_core, storm_compat)."""
 
 
 def _source_of(name: str) -> str:
-    return os.path.join(_PACKAGE_DIR, *name.split(".")[1:]) + ".py"
+    return os.path.join(_ROOT, *name.split(".")) + ".py"
 
 
 def stale_modules() -> list[str]:

@@ -55,3 +55,36 @@ class BoltCollector:
         the next flush interval."""
         self._router.flush()
         self._acker.flush()
+
+    def input_anchored(self, general: Callable[..., Any]) -> InputAnchored:
+        """An emit anchored to the input being processed, for a front end whose bolts emit so
+        (Storm's basic bolts): see `InputAnchored`."""
+        return InputAnchored(self, general)
+
+
+_UNSET: Any = object()
+
+
+class InputAnchored:
+    """Emits anchored to the input a bolt is processing, for a front end whose emits are
+    (Storm's ``BasicOutputCollector``): ``anchors`` is ``[input]`` while the bolt processes an
+    input, ``[]`` outside any tuple tree (a tick), None before the first input; the front end
+    sets it per input.
+
+    `emit` takes ``emit(values)`` straight to the collector (compiled, a direct call: split and
+    count bolts emit once per output tuple) and returns the receiving tasks; it hands every
+    other call, its arguments as given, to ``general`` (other streams, wrong arguments, no
+    input yet)."""
+
+    def __init__(self, collector: BoltCollector, general: Callable[..., Any]) -> None:
+        self.anchors: list[Any] | None = None
+        self._collector = collector
+        self._general = general
+
+    def emit(self, first: Any = _UNSET, second: Any = _UNSET, *more: Any) -> Any:
+        """``emit(values)`` anchored to the input: the receiving tasks' ids."""
+        anchors = self.anchors
+        if anchors is not None and second is _UNSET and first is not _UNSET:
+            return self._collector.emit(first, DEFAULT_STREAM, anchors, None, True) or []
+        given = [arg for arg in (first, second) if arg is not _UNSET]
+        return self._general(*given, *more)

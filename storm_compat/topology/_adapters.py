@@ -152,11 +152,17 @@ class _StormBolt(Bolt):
         returns (straight to the kernel when it was not settled meanwhile and
         ``topology.debug`` is off), failed when ``FailedException`` is raised. The runtime
         hands over whole batches (one source stream each), so the stream's fields are looked
-        up once per batch."""
+        up once per batch.
+
+        A basic bolt's emits are anchored to ``current``, one list that holds the input being
+        executed (set in place per input: no list per input); it is made the collector's
+        anchors at the start of each call, since a tick (``process_tick``) sets others."""
         fields_of = self._fields_of
         out = self._out
         direct_ack = None if out._debug else self._collector.ack
         fields: Any = None  # of the input stream being processed
+        anchoring = None if basic is None else basic._input
+        current: list[Any] = [None]
 
         def execute_one(tup: Tuple) -> None:
             tup._schema = fields
@@ -164,7 +170,7 @@ class _StormBolt(Bolt):
             if basic is None:
                 execute(tup)
                 return
-            basic._anchors = [tup]  # never a tick here: ticks go to process_tick
+            current[0] = tup  # never a tick here: ticks go to process_tick
             try:
                 execute(tup, basic)
             except FailedException as exc:
@@ -179,11 +185,15 @@ class _StormBolt(Bolt):
         def process(tup: Tuple) -> None:
             nonlocal fields
             fields = fields_of(tup.component, tup.stream)
+            if anchoring is not None:
+                anchoring.anchors = current
             execute_one(tup)
 
         def process_batch(batch: InputBatch) -> None:
             nonlocal fields
             fields = fields_of(batch.component, batch.stream)
+            if anchoring is not None:
+                anchoring.anchors = current
             batch.each(execute_one)  # type: ignore[arg-type]  # the tuple_type's: Storm's
 
         self.process = process  # type: ignore[method-assign,assignment]

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+import sys
+from typing import TYPE_CHECKING, Any
 
 from heron_core.api import DEFAULT_STREAM
 from heron_core.errors import HeronError
 from storm_compat.task import OutputCollector
 from storm_compat.tuple import Tuple
 from storm_compat.tuple._overloads import UNSET, given
+
+if TYPE_CHECKING:
+    from heron_core.instance._bolt import InputAnchored
 
 __all__ = ["BasicOutputCollector", "FailedException", "ReportedFailedException"]
 
@@ -39,6 +43,16 @@ class ReportedFailedException(FailedException):
     """Like ``FailedException``, and the error is also reported (``reportError``)."""
 
 
+class _Anchors:
+    """The input being executed, where no kernel collector keeps it (see `BasicOutputCollector`):
+    ``[input]``, ``[]`` for a tick, None before the first input."""
+
+    __slots__ = ("anchors",)
+
+    def __init__(self) -> None:
+        self.anchors: list[Tuple] | None = None
+
+
 class BasicOutputCollector:
     """What a basic bolt emits with: every emit is anchored to the tuple being executed.
 
@@ -56,23 +70,32 @@ class BasicOutputCollector:
 
     def __init__(self, out: OutputCollector) -> None:
         self.out = out
-        # The kernel's collector, when ``emit(values)`` may go straight to it (a plain
-        # OutputCollector without debug logging), and the anchors of every emit: the input, or
-        # nothing for a tick (None: no input yet). The bolt adapter sets them per input.
-        direct = type(out) is OutputCollector and not out._debug
-        self._native = out._collector if direct else None
-        self._anchors: list[Tuple] | None = None
+        # The input being executed (its anchors) and, where ``out`` is a plain OutputCollector
+        # without debug logging over an instance's collector (and a subclass has no ``emit`` of
+        # its own), this object's ``emit``: the kernel's compiled emit anchored to the input
+        # (heron_core.instance._bolt.InputAnchored), which hands every call but
+        # ``emit(values)`` to the general path below.
+        # (Where no instance runs, that module is not imported: it is not imported here.)
+        kernel = sys.modules.get("heron_core.instance._bolt")
+        collector: Any = out._collector if type(out) is OutputCollector and not out._debug else None
+        if kernel is not None and type(collector) is kernel.BoltCollector:
+            self._input: _Anchors | InputAnchored = collector.input_anchored(self._emit)
+            if type(self).emit is BasicOutputCollector.emit:
+                self.emit = self._input.emit  # type: ignore[method-assign]
+        else:
+            self._input = _Anchors()
 
     def setContext(self, inputTuple: Tuple) -> None:
         """Set the tuple being executed (done by the runtime before each ``execute``)."""
-        self._anchors = [] if inputTuple.isTick() else [inputTuple]
+        self._input.anchors = [] if inputTuple.isTick() else [inputTuple]
 
     def _anchor(self) -> list[Tuple]:
-        if self._anchors is None:
+        anchors = self._input.anchors
+        if anchors is None:
             raise HeronError(
                 "BasicOutputCollector used outside execute(): no input tuple to anchor"
             )
-        return self._anchors
+        return anchors
 
     def _stream_values(self, method: str, args: tuple[Any, ...]) -> tuple[str, Any]:
         if len(args) == 1:
@@ -83,10 +106,9 @@ class BasicOutputCollector:
 
     def emit(self, first: Any = UNSET, second: Any = UNSET, /, *more: Any) -> list[int]:
         """``emit([streamId,] values)``, anchored to the input: the receiving tasks' ids."""
-        native = self._native
-        anchors = self._anchors
-        if second is UNSET and native is not None and anchors is not None and first is not UNSET:
-            return native.emit(first, DEFAULT_STREAM, anchors, None, True) or []
+        return self._emit(first, second, *more)
+
+    def _emit(self, first: Any = UNSET, second: Any = UNSET, /, *more: Any) -> list[int]:
         stream, values = self._stream_values("emit", given(first, second, *more))
         return self.out.emit(stream, self._anchor(), values)
 

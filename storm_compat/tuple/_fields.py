@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __all__ = ["Fields", "Values"]
 
@@ -94,40 +94,23 @@ class Fields:
         return f"Fields({', '.join(map(repr, self._fields))})"
 
 
-class _ValuesType(type):
-    """``Values``'s metaclass: ``Values(...)`` builds a plain ``list`` (no per-emit ``__init__``
-    and no conversion before the kernel), and every list is an instance of ``Values``."""
-
-    def __call__(cls, *values: Any) -> list[Any]:
-        if cls is Values:
-            return [*values]
-        return super().__call__(*values)  # a user's subclass builds instances of itself
-
-    def __instancecheck__(cls, instance: object) -> bool:
-        if cls is Values:
-            return isinstance(instance, list)
-        return super().__instancecheck__(instance)
-
-    def __subclasscheck__(cls, subclass: type) -> bool:
-        if cls is Values:
-            return issubclass(subclass, list)
-        return super().__subclasscheck__(subclass)
-
-
-class Values(list[Any], metaclass=_ValuesType):
-    """The values of one tuple, in field order: ``Values("storm", 3)``.
-
-    Storm's ``Values`` is an ``ArrayList``; here ``Values(...)`` returns a plain ``list`` (it is
-    built once per emit, and a list is what the kernel takes as is), and every list is an
-    instance of ``Values``. A subclass of ``Values`` builds instances of itself.
-
-    >>> Values("storm", 3)
-    ['storm', 3]
-    >>> type(Values("storm")) is list, isinstance(["storm"], Values)
-    (True, True)
-    """
+class ValuesBase(list[Any]):
+    """The base of a user's subclass of ``Values`` (``class Pair(Values)`` derives from this):
+    builds instances of that subclass from the values as arguments (``Pair("a", 1)``)."""
 
     __slots__ = ()
 
     def __init__(self, *values: Any) -> None:
-        list.__init__(self, values)  # only a subclass's instances get here
+        list.__init__(self, values)
+
+
+if TYPE_CHECKING:
+
+    class Values(list[Any]):
+        """What type checkers see of ``Values`` (at run time it is `storm_compat.tuple.
+        _values.Values`, which builds a plain ``list`` and is the class of every list)."""
+
+        def __init__(self, *values: Any) -> None: ...
+
+else:
+    from storm_compat.tuple._values import Values

@@ -37,10 +37,10 @@ def test_heron_pure_python_reaches_every_process_started_with_it(
 def test_a_compiled_module_older_than_its_source_is_reported_stale(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(_compiled, "_PACKAGE_DIR", str(tmp_path))
+    monkeypatch.setattr(_compiled, "_ROOT", str(tmp_path))
     suffix = importlib.machinery.EXTENSION_SUFFIXES[0]
     for name in COMPILED:
-        source = tmp_path.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        source = tmp_path.joinpath(*name.split(".")).with_suffix(".py")
         source.parent.mkdir(parents=True, exist_ok=True)
         source.write_text("")
         built = source.with_name(source.stem + suffix)
@@ -48,8 +48,8 @@ def test_a_compiled_module_older_than_its_source_is_reported_stale(
         os.utime(source, (1000, 1000))
         os.utime(built, (2000, 2000))
     assert _compiled.stale_modules() == []
-    router = tmp_path / "instance" / "_router.py"
+    router = tmp_path / "heron_core" / "instance" / "_router.py"
     os.utime(router, (3000, 3000))  # edited after the build
     assert _compiled.stale_modules() == ["heron_core.instance._router"]
-    (tmp_path / "instance" / ("_router" + suffix)).unlink()  # never built: not stale
+    (tmp_path / "heron_core" / "instance" / ("_router" + suffix)).unlink()  # never built: not stale
     assert _compiled.stale_modules() == []

@@ -48,6 +48,12 @@ def test_values_builds_a_plain_list_and_every_list_is_values() -> None:
     assert not isinstance(("x",), Values) and not issubclass(tuple, Values)
 
 
+def test_values_pickles_and_copies_as_itself_like_a_class() -> None:
+    assert pickle.loads(pickle.dumps(Values)) is Values and copy.deepcopy(Values) is Values
+    assert pickle.loads(pickle.dumps({"kind": Values}))["kind"] is Values
+    assert repr(Values) == "<class 'storm_compat.tuple.Values'>"
+
+
 class Pair(Values):
     """A user's subclass of Values."""
 
