@@ -46,8 +46,8 @@ def test_every_other_call_gets_the_general_path_s_errors() -> None:
     with pytest.raises(HeronError, match="outside execute"):
         basic.emit(Values("a"))
     basic.setContext(received("a"))
-    with pytest.raises(TypeError, match=r"emit\(\[streamId,\] values\) got 0 arguments"):
-        basic.emit()
+    with pytest.raises(TypeError, match=r"emit\(\) missing .*argument.*'first'"):
+        basic.emit()  # Python's own error (compiled: mypyc's)
     with pytest.raises(TypeError, match=r"emit\(\[streamId,\] values\) got 3 arguments"):
         basic.emit("other", Values("x"), "extra")
     with pytest.raises(TypeError, match=r"got 2 arguments"):
