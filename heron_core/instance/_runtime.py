@@ -585,7 +585,10 @@ class InstanceRuntime:
         self.acks.flush()
         if not self.client.flush_blocking(1.0):
             log.warning(
-                "%s: %d batches not delivered at shutdown", self._where, len(self.client.pending)
+                "%s: stopping with %d outgoing batches (tuples or acks) still unsent after "
+                "1 s: the stream manager stopped reading first; they are dropped",
+                self._where,
+                len(self.client.pending),
             )
         if self.hooks is not None:
             self.hooks.clean_up()
