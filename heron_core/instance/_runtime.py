@@ -585,7 +585,7 @@ class InstanceRuntime:
         self.acks.flush()
         if not self.client.flush_blocking(1.0):
             log.warning(
-                "%s: stopping with %d outgoing batches (tuples or acks) still unsent after "
+                "%s: stopping with %d outgoing batch(es) of tuples or acks still unsent after "
                 "1 s: the stream manager stopped reading first; they are dropped",
                 self._where,
                 len(self.client.pending),
