@@ -75,7 +75,8 @@ class BasicOutputCollector:
         # its own), this object's ``emit``: the kernel's compiled emit anchored to the input
         # (heron_core.instance._bolt.InputAnchored), which hands every call but
         # ``emit(values)`` to the general path below.
-        # (Where no instance runs, that module is not imported: it is not imported here.)
+        # The kernel's module is looked up, not imported: outside an instance it is not
+        # loaded, and importing the facade should not load the instance's machinery.
         kernel = sys.modules.get("heron_core.instance._bolt")
         collector: Any = out._collector if type(out) is OutputCollector and not out._debug else None
         if kernel is not None and type(collector) is kernel.BoltCollector:
