@@ -62,9 +62,6 @@ class BoltCollector:
         return InputAnchored(self, general)
 
 
-_UNSET: Any = object()
-
-
 class InputAnchored:
     """Emits anchored to the input a bolt is processing, for a front end whose emits are
     (Storm's ``BasicOutputCollector``): ``anchors`` is ``[input]`` while the bolt processes an
@@ -81,13 +78,11 @@ class InputAnchored:
         self._collector = collector
         self._general = general
 
-    def emit(self, first: Any, second: Any = _UNSET, *more: Any) -> Any:
+    def emit(self, first: Any, *more: Any) -> Any:
         """``emit(values)`` anchored to the input: the receiving tasks' ids. (``first`` is
         required: compiled, an optional first parameter costs a third of the call.)"""
         anchors = self.anchors
-        if second is _UNSET and anchors is not None:
+        if not more and anchors is not None:
             tasks = self._collector.emit(first, DEFAULT_STREAM, anchors, None, True)
             return [] if tasks is None else tasks
-        if second is _UNSET:
-            return self._general(first)
-        return self._general(first, second, *more)
+        return self._general(first, *more)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from types import MethodType
 from typing import TYPE_CHECKING, Any
 
 from heron_core.api import DEFAULT_STREAM
@@ -80,7 +81,8 @@ class BasicOutputCollector:
         kernel = sys.modules.get("heron_core.instance._bolt")
         collector: Any = out._collector if type(out) is OutputCollector and not out._debug else None
         if kernel is not None and type(collector) is kernel.BoltCollector:
-            self._input: _Anchors | InputAnchored = collector.input_anchored(self._emit)
+            general = MethodType(BasicOutputCollector.emit, self)  # not shadowed below
+            self._input: _Anchors | InputAnchored = collector.input_anchored(general)
             if type(self).emit is BasicOutputCollector.emit:
                 self.emit = self._input.emit  # type: ignore[method-assign]
         else:
@@ -107,9 +109,6 @@ class BasicOutputCollector:
 
     def emit(self, first: Any = UNSET, second: Any = UNSET, /, *more: Any) -> list[int]:
         """``emit([streamId,] values)``, anchored to the input: the receiving tasks' ids."""
-        return self._emit(first, second, *more)
-
-    def _emit(self, first: Any = UNSET, second: Any = UNSET, /, *more: Any) -> list[int]:
         stream, values = self._stream_values("emit", given(first, second, *more))
         return self.out.emit(stream, self._anchor(), values)
 
