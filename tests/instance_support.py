@@ -1,5 +1,6 @@
-"""An instance's real bolt collector (router, acker) outside any process, for the tests of the
-front ends that drive it (the Storm facade's basic bolts)."""
+"""The physical plan of a logical plan, and an instance's real bolt collector (router, acker),
+outside any process: for the tests of the instance's data path and of the front ends that drive
+it (the Storm facade's basic bolts, the multilang hosts)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import Router
+from heron_core.plan import LogicalPlan
 from heron_core.proto import physical_plan_pb2, tuple_pb2
 
 
@@ -42,6 +44,25 @@ class Wire:
         pass
 
 
+def physical_plan(logical: LogicalPlan, containers: int = 1) -> PlanView:
+    """``logical`` placed as the topology manager would: tasks numbered from 1 in component
+    order (each component's instances by index), task ``t`` in container ``1 + t % containers``
+    (stream manager ``stmgr-<container>``, instance ``i<t>``)."""
+    pplan = physical_plan_pb2.PhysicalPlan(topology=logical.to_proto())
+    for container in range(1, containers + 1):
+        pplan.stmgrs.add(id=f"stmgr-{container}", container_id=container)
+    task = 1
+    for comp in logical.components:
+        for index in range(comp.parallelism):
+            inst = pplan.instances.add(
+                instance_id=f"i{task}", stmgr_id=f"stmgr-{1 + task % containers}"
+            )
+            inst.info.task_id, inst.info.component_index = task, index
+            inst.info.component_name = comp.name
+            task += 1
+    return PlanView(pplan)
+
+
 SINK_TASK = 3
 """The task of ``sink``, which takes both streams of ``bolt`` (task 2) whole."""
 
@@ -55,14 +76,9 @@ def bolt_collector(acking: bool) -> tuple[BoltCollector, Wire]:
     b.add_bolt(
         "sink", Sink, par=1, inputs={bolt: Grouping.SHUFFLE, bolt["other"]: Grouping.SHUFFLE}
     )
-    plan = b.build()
-    pplan = physical_plan_pb2.PhysicalPlan(topology=plan.to_proto())
-    pplan.stmgrs.add(id="stmgr-1", container_id=1)
-    for task, comp in enumerate(plan.components, start=1):
-        inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id="stmgr-1")
-        inst.info.task_id, inst.info.component_index = task, 0
-        inst.info.component_name = comp.name
     wire = Wire()
-    router = Router(PlanView(pplan), "bolt", 2, 1, wire, 100, lambda *a: None, acking=acking)
+    router = Router(
+        physical_plan(b.build()), "bolt", 2, 1, wire, 100, lambda *a: None, acking=acking
+    )
     acker = Acker(AckSender(wire), "bolt", lambda what: None)  # type: ignore[arg-type]
     return BoltCollector(router, acker), wire

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from instance_support import physical_plan
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.config import build_config
@@ -33,7 +34,7 @@ from heron_core.instance._router import (
 )
 from heron_core.instance._spout import SpoutCollector
 from heron_core.network import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
-from heron_core.proto import physical_plan_pb2, tuple_pb2
+from heron_core.proto import tuple_pb2
 from heron_core.testing.cluster import TopologyRun
 from heron_core.testing.components import FixedSpout, RecordingBolt, wait_for_records
 from heron_core.testing.processes import isolated_home
@@ -92,13 +93,7 @@ def plan() -> PlanView:
         "mid", Sink, par=1, inputs={src: Grouping.SHUFFLE, src["big"]: Grouping.SHUFFLE}
     )
     b.add_bolt("sink", Sink, par=1, inputs={mid: Grouping.SHUFFLE})
-    logical = b.build()
-    pplan = physical_plan_pb2.PhysicalPlan(topology=logical.to_proto())
-    pplan.stmgrs.add(id="stmgr-1", container_id=1)
-    for task, comp in enumerate(("src", "mid", "sink"), start=1):
-        inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id="stmgr-1")
-        inst.info.task_id, inst.info.component_index, inst.info.component_name = task, 0, comp
-    return PlanView(pplan)
+    return physical_plan(b.build())
 
 
 def router(

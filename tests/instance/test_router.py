@@ -8,15 +8,15 @@ from collections import namedtuple
 from typing import Any
 
 import pytest
+from instance_support import physical_plan
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.errors import UserCodeError
 from heron_core.instance._acking import AckSender
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
-from heron_core.instance._plan import PlanView
 from heron_core.instance._router import GENERAL, ONE, SILENT, Router
-from heron_core.proto import physical_plan_pb2, tuple_pb2
+from heron_core.proto import tuple_pb2
 
 
 class Src(Spout):
@@ -47,18 +47,8 @@ def make(batch_max: int = 3, acking: bool = False) -> tuple[Router, FakeClient]:
     b.add_bolt("fields", Sink, par=2, inputs={src: Grouping.fields("word")})
     b.add_bolt("pairs", Sink, par=1, inputs={src["pairs"]: Grouping.ALL})
     b.add_bolt("direct", Sink, par=2, inputs={src["d"]: Grouping.DIRECT})
-    plan = b.build()
-    pplan = physical_plan_pb2.PhysicalPlan(topology=plan.to_proto())
-    pplan.stmgrs.add(id="stmgr-1", container_id=1)
-    task = 1
-    for comp in plan.components:
-        for index in range(comp.parallelism):
-            inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id="stmgr-1")
-            inst.info.task_id, inst.info.component_index = task, index
-            inst.info.component_name = comp.name
-            task += 1
     client = FakeClient()
-    view = PlanView(pplan)
+    view = physical_plan(b.build())
     router = Router(view, "src", 1, 1, client, batch_max, lambda *a: None, acking=acking)
     return router, client
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from instance_support import physical_plan
 
 from heron_core.api import Bolt, CustomGrouping, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.instance._acking import AckSender, InFlight
@@ -24,7 +25,7 @@ from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import Router
 from heron_core.instance._spout import SpoutCollector
-from heron_core.proto import physical_plan_pb2, tuple_pb2
+from heron_core.proto import tuple_pb2
 
 
 class Src(Spout):
@@ -82,18 +83,7 @@ def pplan_of(consumers: list[tuple[str, int, bool]]) -> PlanView:
             (mid["side"] if side else mid): GROUPINGS[grouping](),
         }
         b.add_bolt(f"sink{i}", Sink, par=par, inputs=inputs)
-    plan = b.build()
-    pplan = physical_plan_pb2.PhysicalPlan(topology=plan.to_proto())
-    for container in (1, 2):
-        pplan.stmgrs.add(id=f"stmgr-{container}", container_id=container)
-    task = 1
-    for comp in plan.components:
-        for index in range(comp.parallelism):
-            inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id=f"stmgr-{1 + task % 2}")
-            inst.info.task_id, inst.info.component_index = task, index
-            inst.info.component_name = comp.name
-            task += 1
-    return PlanView(pplan)
+    return physical_plan(b.build(), containers=2)
 
 
 class Wire:

@@ -12,19 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from instance_support import physical_plan
 from multilang_support import SCRIPTS, FakeContext, IdleFailures
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
 from heron_core.errors import UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
 from heron_core.instance._anchoring import EdgeIds
-from heron_core.instance._plan import PlanView
 from heron_core.instance._router import MAX_TUPLE_KEY, Router
 from heron_core.instance._spout import SpoutCollector
 from heron_core.multilang import ShellSpoutHost
 from heron_core.multilang._process import max_message_bytes
 from heron_core.multilang._serializers import MessageTooLarge, serializer
-from heron_core.proto import physical_plan_pb2
 
 LIMIT = 4096
 
@@ -68,13 +67,10 @@ def collector() -> tuple[SpoutCollector, Wire]:
     b = TopologyBuilder("shell-limits")
     src = b.add_spout("big", Src, par=1)
     b.add_bolt("sink", Sink, par=1, inputs={src["blobs"]: Grouping.SHUFFLE})
-    pplan = physical_plan_pb2.PhysicalPlan(topology=b.build().to_proto())
-    pplan.stmgrs.add(id="stmgr-1", container_id=1)
-    for task, comp in enumerate(("big", "sink"), start=1):
-        inst = pplan.instances.add(instance_id=f"i{task}", stmgr_id="stmgr-1")
-        inst.info.task_id, inst.info.component_index, inst.info.component_name = task, 0, comp
     wire = Wire()
-    router = Router(PlanView(pplan), "big", 1, 1, wire, 1, lambda *a: None, max_tuple_bytes=LIMIT)
+    router = Router(
+        physical_plan(b.build()), "big", 1, 1, wire, 1, lambda *a: None, max_tuple_bytes=LIMIT
+    )
     spout = SpoutCollector(
         router,
         AckSender(wire),  # type: ignore[arg-type]
