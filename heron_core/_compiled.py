@@ -30,11 +30,13 @@ COMPILED = (
     "heron_core.instance._router",
     "heron_core.instance._spout",
     "heron_core.stmgr._trees",
+    "storm_compat.streamparse._inputs",
     "storm_compat.tuple._values",
 )
 """The modules on the per-tuple path (the received tuple and its batch, router, groupings,
 anchoring, the collectors, the instance's and the stream manager's acking trackers; the Storm
-facade's ``Values``, called once per emit by Storm code)."""
+facade's ``Values``, called once per emit by Storm code; the in-process streamparse bolt's
+loop over its inputs)."""
 
 ENV = "HERON_PURE_PYTHON"
 

@@ -13,7 +13,8 @@ wrote them, without any JSON.
 The per-tuple path is kept short where the user's class keeps pystorm's own code. A bolt takes
 whole batches from the runtime (``Bolt.process_batch``); where its class keeps ``Bolt._run`` and
 ``read_tuple``, a batch goes through an inlined copy of them: the ids, namedtuple values and
-pystorm ``Tuple`` s built by C loops (``map``, ``zip``, ``tuple.__new__``), auto-ack straight
+pystorm ``Tuple`` s built by C loops (``map``, ``zip``, ``tuple.__new__``), a loop compiled
+with the hot path (``_inputs.py``) calling ``process`` for each, auto-ack straight
 to the native collector (with acking off, counted in the batch: no native Tuple is built for
 an input settled during its ``process`` call), and ``_current_tups`` a property read from the
 input being processed instead of a list stored twice per input. pystorm's ``emit``, ``ack`` and
@@ -65,6 +66,7 @@ from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
+from storm_compat.streamparse._inputs import Current, all_of_length, run_inputs
 
 __all__ = ["PystormBoltAdapter", "PystormSpoutAdapter", "storm_context"]
 
@@ -96,7 +98,6 @@ _ACTIVATE = {"command": "activate", "id": ""}
 _DEACTIVATE = {"command": "deactivate", "id": ""}
 _GONE = object()
 _UNBUILT = object()  # the input being processed came in an InputBatch: no native Tuple yet
-_NEVER_DUE = [False]  # the pacing flag of inputs that came one by one, not in a batch
 _PTuple = pystorm.Tuple
 _new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
@@ -193,43 +194,6 @@ def _release_stdio(serializer: Any) -> None:
 
 def _not_a_tuple(tup: Any) -> NoReturn:
     raise TypeError(f"All Tuples must be either lists or tuples, received {type(tup)!r} instead.")
-
-
-class _Input:
-    """The input of the running ``process`` call, until it is acked or failed or the call
-    returns (then it is kept in the driver's ``_pending`` by id). A slotted object: this
-    state changes several times per tuple, and slot stores cost a fraction of stores into
-    the driver's ``__dict__``."""
-
-    __slots__ = ("anchors", "batch", "current", "native", "received")
-
-    def __init__(self) -> None:
-        # None: no input, or settled already; _UNBUILT: an input of ``batch``, not settled
-        self.native: Any = None
-        self.batch: InputBatch | None = None  # the batch being processed (acking off)
-        self.received: Any = None  # its pystorm Tuple, from the start to the end of process
-        self.current: Any = None  # what the component assigned to _current_tups meanwhile
-        # with acking on, what an emit without anchors joins while the input is being
-        # processed, unsettled, and _current_tups is not assigned; None otherwise
-        self.anchors: list[NativeTuple] | None = None
-
-    @property
-    def id(self) -> str | None:
-        """The id of the input while it is not settled."""
-        return None if self.native is None else self.received.id
-
-    def current_tups(self, component: Any) -> Any:
-        """pystorm's ``Bolt._current_tups`` while the inlined loop runs: ``[tup]`` during
-        ``process(tup)``, ``[]`` between inputs, unless the component assigned it meanwhile."""
-        current = self.current
-        if current is None:
-            received = self.received
-            return [] if received is None else [received]
-        return current
-
-    def assign_current_tups(self, component: Any, tups: Any) -> None:
-        self.current = tups
-        self.anchors = None
 
 
 class _SinkSerializer:
@@ -354,7 +318,7 @@ class _Driver(abc.ABC):
         self._message: Any = None
         self._pending: dict[Any, NativeTuple | None] = {}
         # the input of the running process() call, not in _pending until it outlives the call
-        self._now = _Input()
+        self._now = Current()
         # Storm's tuple ids are decimal strings (repr of an int: faster than str or int.__repr__)
         self._ids = count(1)
         self._next_id = map(repr, self._ids).__next__
@@ -529,7 +493,7 @@ class _Driver(abc.ABC):
         if isinstance(native, NativeTuple):
             self._out.ack(native)
         elif native is _UNBUILT:
-            self._now.batch.acked += 1  # type: ignore[union-attr]
+            self._now.batch.acked += 1
         elif native is _GONE:
             self._warn(f"ack of {tup!r}, which is unknown or already acked or failed")
 
@@ -538,7 +502,7 @@ class _Driver(abc.ABC):
         if isinstance(native, NativeTuple):
             self._out.fail(native)
         elif native is _UNBUILT:
-            self._now.batch.failed += 1  # type: ignore[union-attr]
+            self._now.batch.failed += 1
         elif native is _GONE:
             self._warn(f"fail of {tup!r}, which is unknown or already acked or failed")
 
@@ -693,10 +657,11 @@ class PystormBoltAdapter(_Driver, Bolt):
     def _direct_inputs(self, component: Any, own_ack: bool) -> _RunInputs:
         """pystorm's ``Bolt._run`` and ``read_tuple``, inlined, for a run of inputs from one
         source stream: the ids, the values' namedtuples and the pystorm Tuples are built by C
-        loops (``map``, ``zip``); ``_current_tups`` becomes a property computed from ``_now``
-        (no lists built per input); auto-ack of an input not settled during ``process`` goes
-        straight to the native collector or, for an input of a batch with acking off (whose
-        native Tuple is `_UNBUILT`), is counted in the batch."""
+        loops (``map``, ``zip``) and the inputs go through the compiled loop
+        (`storm_compat.streamparse._inputs.run_inputs`); ``_current_tups`` becomes a property
+        computed from ``_now`` (no lists built per input); auto-ack of an input not settled
+        during ``process`` goes straight to the native collector or, for an input of a batch
+        with acking off (whose native Tuple is `_UNBUILT`), is counted in the batch."""
         ids = self._ids
         out_ack = self._out.ack
         pending = self._pending
@@ -721,7 +686,7 @@ class PystormBoltAdapter(_Driver, Bolt):
             kind = kinds[source].get(stream)
             if kind is None:
                 values: Iterable[Any] = map(tuple, rows)
-            elif all(map(len(kind._fields).__eq__, map(len, rows))):
+            elif all_of_length(rows, len(kind._fields)):
                 values = map(_new_tuple, repeat(kind), rows)  # namedtuples, cheaply
             else:  # values that do not fit the fields (the emitting side checks them, so
                 # only a plan out of step gets here): one input at a time
@@ -745,47 +710,26 @@ class PystormBoltAdapter(_Driver, Bolt):
                     values,
                 ),
             )
+
+            def keep(native: Any, received: Any) -> None:
+                pending[received.id] = self._built(native, received, first)
+
             now.batch = batch
-            acked = 0
-            # the runtime's pacing: between two inputs, serve what is due (see InputBatch.due)
-            due, serve = (batch.due, batch.serve) if batch is not None else (_NEVER_DUE, None)
             try:
-                for received, native in zip(
-                    received_all, natives, strict=False
-                ):  # natives may repeat
-                    if due[0]:
-                        serve()  # type: ignore[misc]
-                    now.received = received
-                    now.native = native
-                    if acking:  # auto_anchor is read once per input
-                        now.anchors = [native] if component.auto_anchor else []
-                    try:
-                        component.process(received)
-                        if now.native is native and own_ack and component.auto_ack:
-                            # the common case
-                            now.native = now.received = now.current = now.anchors = None
-                            if native is _UNBUILT:
-                                acked += 1
-                            else:
-                                out_ack(native)
-                            continue
-                        if component.auto_ack:
-                            component.ack(received)
-                    except Exception as exc:
-                        now.anchors = None
-                        if now.native is not None:  # kept by id, for pystorm's auto-fail
-                            pending[received.id] = self._built(native, received, first)
-                            now.native = None
-                        failed(exc)  # _current_tups stays [received] until the next input
-                        now.current = None
-                        continue
-                    now.received = now.current = now.anchors = None
-                    if now.native is not None:  # neither acked nor failed: keep it by id
-                        pending[received.id] = self._built(native, received, first)
-                        now.native = None
-            finally:  # also when failed() ends the task
-                if batch is not None:
-                    batch.acked += acked
+                run_inputs(
+                    now,
+                    component,
+                    received_all,
+                    natives,
+                    batch,
+                    acking,
+                    own_ack,
+                    _UNBUILT,
+                    out_ack,
+                    keep,
+                    failed,
+                )
+            finally:
                 now.batch = None
 
         return run
@@ -794,7 +738,7 @@ class PystormBoltAdapter(_Driver, Bolt):
         """The native Tuple of the input ``received``: ``native``, or built from the batch
         being processed, whose first input had the id ``first``."""
         if native is _UNBUILT:
-            return self._now.batch.tuple(int(received.id) - first)  # type: ignore[union-attr]
+            return self._now.batch.tuple(int(received.id) - first)
         return native
 
     def _misfit(self, kind: Any, row: Sequence[Any]) -> None:

@@ -1,0 +1,148 @@
+"""The in-process streamparse bolt's per-input loop, compiled with the hot path (see
+``heron_core/_compiled.py``): the inlined copy of pystorm's ``Bolt._run`` that
+`storm_compat.streamparse._adapter` runs over the inputs of a batch, and the state it keeps about
+the input being processed.
+
+This module imports neither pystorm nor the instance: everything it calls comes in as an
+argument, so that it compiles alone and its plain Python source is the same code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
+__all__ = ["Current", "all_of_length", "run_inputs"]
+
+
+class Current:
+    """The input of the running ``process`` call, until it is acked or failed or the call
+    returns (then the adapter keeps it in its ``_pending`` by id). Compiled, its fields are C
+    fields that the loop of `run_inputs` sets several times per input without a lookup.
+
+    >>> from collections import namedtuple
+    >>> now = Current()
+    >>> now.current_tups(None), now.id
+    ([], None)
+    >>> now.received = namedtuple("Tuple", "id values")("7", ["hi"])
+    >>> now.native = object()
+    >>> now.current_tups(None), now.id
+    ([Tuple(id='7', values=['hi'])], '7')
+    """
+
+    # None: no input, or settled already; the adapter's _UNBUILT: an input of ``batch``, not
+    # settled (acking off: no native Tuple built)
+    native: Any
+    batch: Any  # the InputBatch being processed
+    received: Any  # its pystorm Tuple, from the start to the end of process
+    current: Any  # what the component assigned to _current_tups meanwhile
+    # with acking on, what an emit without anchors joins while the input is being processed,
+    # unsettled, and _current_tups is not assigned; None otherwise
+    anchors: Any
+
+    def __init__(self) -> None:
+        self.native = None
+        self.batch = None
+        self.received = None
+        self.current = None
+        self.anchors = None
+
+    @property
+    def id(self) -> Any:
+        """The id of the input while it is not settled."""
+        return None if self.native is None else self.received.id
+
+    def current_tups(self, component: Any) -> Any:
+        """pystorm's ``Bolt._current_tups`` while the inlined loop runs: ``[tup]`` during
+        ``process(tup)``, ``[]`` between inputs, unless the component assigned it meanwhile."""
+        current = self.current
+        if current is None:
+            received = self.received
+            return [] if received is None else [received]
+        return current
+
+    def assign_current_tups(self, component: Any, tups: Any) -> None:
+        self.current = tups
+        self.anchors = None
+
+
+def all_of_length(rows: Sequence[Any], arity: int) -> bool:
+    """Whether every row of ``rows`` holds ``arity`` values (a C loop, compiled: about a tenth
+    of ``all(map(arity.__eq__, map(len, rows)))``).
+
+    >>> all_of_length([["a"], ["b"]], 1), all_of_length([["a"], ["b", 2]], 1)
+    (True, False)
+    """
+    return all(len(row) == arity for row in rows)
+
+
+def run_inputs(
+    now: Current,
+    component: Any,
+    received_all: Iterable[Any],
+    natives: Iterable[Any],
+    batch: Any,
+    acking: bool,
+    own_ack: bool,
+    unbuilt: Any,
+    ack: Callable[[Any], None],
+    keep: Callable[[Any, Any], None],
+    failed: Callable[[Exception], None],
+) -> None:
+    """pystorm's ``Bolt._run`` for each input: ``component.process`` with its pystorm Tuple
+    (of ``received_all``) and, unless the component settled it meanwhile, auto-ack.
+
+    Each input's native Tuple comes from ``natives`` (``unbuilt`` for an input of ``batch``
+    with acking off). The common case (pystorm's own ``ack``, ``auto_ack`` on, not settled
+    during ``process``) acks through ``ack`` or, for an unbuilt input, counts it in
+    ``batch.acked``; an input neither acked nor failed by the end of its ``process`` call, or
+    whose call raised, is handed to ``keep(native, received)`` (kept by id for a later ack,
+    or pystorm's auto-fail); an exception goes to ``failed`` (which may end the task: the
+    inputs counted so far are still added to ``batch.acked``). With ``acking``,
+    ``auto_anchor`` is read once per input, as its processing starts."""
+    acked = 0
+    if batch is not None:
+        due: list[bool] = batch.due
+        serve: Any = batch.serve
+    else:
+        due = [False]
+        serve = None
+    try:
+        for received, native in zip(received_all, natives, strict=False):  # natives may repeat
+            if due[0]:
+                serve()  # the runtime's pacing: between two inputs, serve what is due
+            now.received = received
+            now.native = native
+            if acking:
+                now.anchors = [native] if component.auto_anchor else []
+            try:
+                component.process(received)
+                if now.native is native and own_ack and component.auto_ack:  # the common case
+                    now.native = None
+                    now.received = None
+                    now.current = None
+                    now.anchors = None
+                    if native is unbuilt:
+                        acked += 1
+                    else:
+                        ack(native)
+                    continue
+                if component.auto_ack:
+                    component.ack(received)
+            except Exception as exc:
+                now.anchors = None
+                if now.native is not None:  # kept by id, for pystorm's auto-fail
+                    keep(native, received)
+                    now.native = None
+                failed(exc)  # _current_tups stays [received] until the next input
+                now.current = None
+                continue
+            now.received = None
+            now.current = None
+            now.anchors = None
+            if now.native is not None:  # neither acked nor failed: keep it by id
+                keep(native, received)
+                now.native = None
+    finally:  # also when failed() ends the task
+        if batch is not None:
+            batch.acked += acked
