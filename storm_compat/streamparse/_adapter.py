@@ -714,23 +714,19 @@ class PystormBoltAdapter(_Driver, Bolt):
             def keep(native: Any, received: Any) -> None:
                 pending[received.id] = self._built(native, received, first)
 
-            now.batch = batch
-            try:
-                run_inputs(
-                    now,
-                    component,
-                    received_all,
-                    natives,
-                    batch,
-                    acking,
-                    own_ack,
-                    _UNBUILT,
-                    out_ack,
-                    keep,
-                    failed,
-                )
-            finally:
-                now.batch = None
+            run_inputs(
+                now,
+                component,
+                received_all,
+                natives,
+                batch,
+                acking,
+                own_ack,
+                _UNBUILT,
+                out_ack,
+                keep,
+                failed,
+            )
 
         return run
 

@@ -99,8 +99,10 @@ def run_inputs(
     whose call raised, is handed to ``keep(native, received)`` (kept by id for a later ack,
     or pystorm's auto-fail); an exception goes to ``failed`` (which may end the task: the
     inputs counted so far are still added to ``batch.acked``). With ``acking``,
-    ``auto_anchor`` is read once per input, as its processing starts."""
+    ``auto_anchor`` is read once per input, as its processing starts. ``now.batch`` is
+    ``batch`` meanwhile (None again afterwards)."""
     acked = 0
+    now.batch = batch
     if batch is not None:
         due: list[bool] = batch.due
         serve: Any = batch.serve
@@ -144,5 +146,6 @@ def run_inputs(
                 keep(native, received)
                 now.native = None
     finally:  # also when failed() ends the task
+        now.batch = None
         if batch is not None:
             batch.acked += acked
