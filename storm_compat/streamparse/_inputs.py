@@ -14,6 +14,9 @@ from typing import Any
 
 __all__ = ["Current", "all_of_length", "run_inputs"]
 
+_NEVER_DUE = [False]
+"""The pacing flag of inputs that came one by one, not in a batch (never raised)."""
+
 
 class Current:
     """The input of the running ``process`` call, until it is acked or failed or the call
@@ -107,7 +110,7 @@ def run_inputs(
         due: list[bool] = batch.due
         serve: Any = batch.serve
     else:
-        due = [False]
+        due = _NEVER_DUE
         serve = None
     try:
         for received, native in zip(received_all, natives, strict=False):  # natives may repeat
