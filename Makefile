@@ -9,8 +9,11 @@ RUN_SECONDS ?= 30
 
 .PHONY: install run test test-pure lint proto bench bench-full clean
 
-# The per-tuple modules that pip compiles with mypyc (heron_core/_compiled.py lists them).
-HOT := $(shell sed -n 's/^    "\(\(heron_core\|storm_compat\)[^"]*\)",$$/\1/p' heron_core/_compiled.py | tr . / | sed 's/$$/.py/')
+# The per-tuple modules that pip compiles with mypyc, and the hand-written C ones with the
+# .py files beside them (heron_core/_compiled.py lists them).
+C_SOURCES := $(shell find heron_core storm_compat -name '*.c')
+HOT := $(shell sed -n 's/^    "\(\(heron_core\|storm_compat\)[^"]*\)",$$/\1/p' heron_core/_compiled.py | tr . / | sed 's/$$/.py/') \
+       $(C_SOURCES) $(C_SOURCES:.c=.py)
 COMPILED_STAMP := $(VENV)/.compiled-stamp
 
 # Creates .venv and installs the package (editable) with what tests and lint need, compiling

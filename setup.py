@@ -1,4 +1,5 @@
-"""Builds the per-tuple modules with mypyc (the list is heron_core/_compiled.py's COMPILED).
+"""Builds the per-tuple modules with mypyc (the list is heron_core/_compiled.py's COMPILED) and
+the hand-written C modules of its WRITTEN_IN_C (each from the ``.c`` file beside its ``.py``).
 
 It also lists the packages: ``heron_core``, ``storm_compat`` and ``heronpy``, whose source is
 ``storm_compat/_heronpy/heronpy`` (heronpy's import name, over the native API; ``_heronpy`` is
@@ -14,18 +15,18 @@ import importlib.util
 import os
 import sys
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext
 
 
-def _compiled_list() -> tuple[tuple[str, ...], bool]:
+def _compiled_list() -> tuple[tuple[str, ...], tuple[str, ...], bool]:
     spec = importlib.util.spec_from_file_location(
         "_heron_compiled", os.path.join(os.path.dirname(__file__), "heron_core", "_compiled.py")
     )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.COMPILED, module.pure_python_forced()
+    return module.COMPILED, module.WRITTEN_IN_C, module.pure_python_forced()
 
 
 class _OptionalBuildExt(build_ext):
@@ -45,19 +46,23 @@ class _OptionalBuildExt(build_ext):
 
 
 def _extensions() -> list:  # type: ignore[type-arg]
-    modules, pure = _compiled_list()
+    modules, written_in_c, pure = _compiled_list()
     if pure:
         return []
+    hand_written = [
+        Extension(name, [name.replace(".", "/") + ".c"], extra_compile_args=["-O2"])
+        for name in written_in_c
+    ]
     try:
         from mypyc.build import mypycify
     except ImportError:
         print("warning: mypyc is missing; the hot path stays plain Python", file=sys.stderr)
-        return []
+        return hand_written
     paths = [name.replace(".", "/") + ".py" for name in modules]
     # The build environment has none of the dependencies' type stubs: what the compiled modules
     # import from them is typed Any (`make lint` checks the types with every stub).
     flags = ["--follow-imports=silent", "--ignore-missing-imports", "--no-warn-unused-ignores"]
-    return mypycify([*flags, *paths], opt_level="3", group_name="heron_core")
+    return [*mypycify([*flags, *paths], opt_level="3", group_name="heron_core"), *hand_written]
 
 
 _HERONPY = "storm_compat/_heronpy/heronpy"

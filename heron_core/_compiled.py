@@ -1,7 +1,8 @@
-"""The per-tuple modules compiled to C by mypyc when the package is installed, and the switch
-that forces their plain Python sources.
+"""The per-tuple modules compiled to C when the package is installed, and the switch that forces
+their plain Python sources.
 
-``pip install`` compiles the modules of :data:`COMPILED` (``setup.py`` reads this list); each
+``pip install`` compiles the modules of :data:`COMPILED` with mypyc and builds those of
+:data:`WRITTEN_IN_C` from their ``.c`` files (``setup.py`` reads both lists); each
 stays importable from its ``.py`` file, which is the fallback wherever the compiled module is
 missing (no C compiler at install time, ``HERON_PURE_PYTHON=1`` at install time, or another
 Python). ``HERON_PURE_PYTHON=1`` in the environment when ``heron_core`` is first imported
@@ -38,6 +39,11 @@ anchoring, the collectors, the instance's and the stream manager's acking tracke
 facade's ``Values``, called once per emit by Storm code; the in-process streamparse bolt's
 loop over its inputs)."""
 
+WRITTEN_IN_C = ("storm_compat.streamparse._received",)
+"""Modules whose C build is hand-written, next to the ``.py`` file that is its reference and
+fallback (a test checks that both give the same results): what neither Python nor mypyc does
+cheaply (the in-process streamparse bolt's pystorm Tuples, namedtuples built per input)."""
+
 ENV = "HERON_PURE_PYTHON"
 
 
@@ -56,23 +62,27 @@ def _source_of(name: str) -> str:
 
 def stale_modules() -> list[str]:
     """The compiled modules older than their sources (edited, or checked out, after the last
-    build). mypyc compiles the modules as one group whose members import each other directly,
-    so one stale module means running every one of them from its source."""
+    build; for a module of `WRITTEN_IN_C`, its ``.c`` or its ``.py`` file). mypyc compiles the
+    modules as one group whose members import each other directly, so one stale module means
+    running every one of them from its source."""
     stale = []
-    for name in COMPILED:
+    for name in COMPILED + WRITTEN_IN_C:
         source = _source_of(name)
         stem = source[: -len(".py")]
+        sources = [source, stem + ".c"] if name in WRITTEN_IN_C else [source]
         for suffix in importlib.machinery.EXTENSION_SUFFIXES:
             built = stem + suffix
             if os.path.isfile(built):
-                if os.path.isfile(source) and os.path.getmtime(built) < os.path.getmtime(source):
+                built_at = os.path.getmtime(built)
+                if any(os.path.isfile(s) and built_at < os.path.getmtime(s) for s in sources):
                     stale.append(name)
                 break
     return stale
 
 
 class _Sources:
-    """Finds the modules of `COMPILED` as their ``.py`` sources, never as extensions (a
+    """Finds the modules of `COMPILED` and `WRITTEN_IN_C` as their ``.py`` sources, never as
+    extensions (a
     meta path finder; not derived from ``importlib.abc.MetaPathFinder``, whose import costs
     every process of a topology about 9 ms: it pulls in ``importlib.resources``)."""
 
@@ -82,14 +92,15 @@ class _Sources:
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED:
+        if fullname not in COMPILED and fullname not in WRITTEN_IN_C:
             return None
         return importlib.util.spec_from_file_location(fullname, _source_of(fullname))
 
 
 def install_finder() -> None:
-    """Run the ``.py`` sources of `COMPILED` when ``HERON_PURE_PYTHON`` asks for them, or when
-    a compiled module is stale (saying so on stderr); call it before any of them is imported."""
+    """Run the ``.py`` sources of `COMPILED` and `WRITTEN_IN_C` when ``HERON_PURE_PYTHON`` asks
+    for them, or when a compiled module is stale (saying so on stderr); call it before any of
+    them is imported."""
     if any(isinstance(finder, _Sources) for finder in sys.meta_path):
         return
     if not pure_python_forced():
@@ -104,9 +115,10 @@ def install_finder() -> None:
 
 
 def compiled_now() -> dict[str, bool]:
-    """For each module of `COMPILED`, whether this process runs it compiled (importing it)."""
+    """For each module of `COMPILED` and `WRITTEN_IN_C`, whether this process runs it compiled
+    (importing it)."""
     status = {}
-    for name in COMPILED:
+    for name in COMPILED + WRITTEN_IN_C:
         module = importlib.import_module(name)
         status[name] = not (module.__file__ or "").endswith(".py")
     return status

@@ -49,7 +49,7 @@ import io
 import logging
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from itertools import chain, count, islice, repeat
+from itertools import count, repeat
 from logging.handlers import RotatingFileHandler
 from os.path import join
 from typing import Any, NoReturn
@@ -67,6 +67,7 @@ from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
 from storm_compat.streamparse._inputs import Current, all_of_length, run_inputs
+from storm_compat.streamparse._received import received
 
 __all__ = ["PystormBoltAdapter", "PystormSpoutAdapter", "storm_context"]
 
@@ -99,7 +100,6 @@ _DEACTIVATE = {"command": "deactivate", "id": ""}
 _GONE = object()
 _UNBUILT = object()  # the input being processed came in an InputBatch: no native Tuple yet
 _PTuple = pystorm.Tuple
-_new_tuple = tuple.__new__
 _ONE_ANCHOR = (str, _PTuple)
 # runs inputs through the inlined loop: source, stream, task, values, native Tuples, batch
 _RunInputs = Callable[[str, str, Any, Sequence[Any], Iterable[Any], Any], None]
@@ -656,8 +656,8 @@ class PystormBoltAdapter(_Driver, Bolt):
 
     def _direct_inputs(self, component: Any, own_ack: bool) -> _RunInputs:
         """pystorm's ``Bolt._run`` and ``read_tuple``, inlined, for a run of inputs from one
-        source stream: the ids, the values' namedtuples and the pystorm Tuples are built by C
-        loops (``map``, ``zip``) and the inputs go through the compiled loop
+        source stream: the ids, the values' namedtuples and the pystorm Tuples are built at once
+        (`storm_compat.streamparse._received`, in C) and the inputs go through the compiled loop
         (`storm_compat.streamparse._inputs.run_inputs`); ``_current_tups`` becomes a property
         computed from ``_now`` (no lists built per input); auto-ack of an input not settled
         during ``process`` goes straight to the native collector or, for an input of a batch
@@ -684,12 +684,9 @@ class PystormBoltAdapter(_Driver, Bolt):
             if not rows:
                 return
             kind = kinds[source].get(stream)
-            if kind is None:
-                values: Iterable[Any] = map(tuple, rows)
-            elif all_of_length(rows, len(kind._fields)):
-                values = map(_new_tuple, repeat(kind), rows)  # namedtuples, cheaply
-            else:  # values that do not fit the fields (the emitting side checks them, so
-                # only a plan out of step gets here): one input at a time
+            if kind is not None and not all_of_length(rows, len(kind._fields)):
+                # values that do not fit the fields (the emitting side checks them, so only a
+                # plan out of step gets here): one input at a time
                 arity = len(kind._fields)
                 tuples = batch.tuples() if batch is not None else natives
                 for row, native in zip(rows, tuples, strict=False):
@@ -698,21 +695,10 @@ class PystormBoltAdapter(_Driver, Bolt):
                     else:
                         self._misfit(kind, row)
                 return
-            first = next(ids)
-            received_all = map(
-                _new_tuple,
-                repeat(_PTuple),
-                zip(
-                    map(repr, chain((first,), islice(ids, len(rows) - 1))),
-                    repeat(source),
-                    repeat(stream),
-                    repeat(task),
-                    values,
-                ),
-            )
+            received_all = received(_PTuple, kind, ids, source, stream, task, rows)
 
-            def keep(native: Any, received: Any) -> None:
-                pending[received.id] = self._built(native, received, first)
+            def keep(native: Any, tup: Any) -> None:
+                pending[tup.id] = self._built(native, tup, received_all[0])
 
             run_inputs(
                 now,
@@ -730,11 +716,11 @@ class PystormBoltAdapter(_Driver, Bolt):
 
         return run
 
-    def _built(self, native: Any, received: Any, first: int) -> NativeTuple:
+    def _built(self, native: Any, received: Any, first: Any) -> NativeTuple:
         """The native Tuple of the input ``received``: ``native``, or built from the batch
-        being processed, whose first input had the id ``first``."""
+        being processed, whose first input is ``first``."""
         if native is _UNBUILT:
-            return self._now.batch.tuple(int(received.id) - first)
+            return self._now.batch.tuple(int(received.id) - int(first.id))
         return native
 
     def _misfit(self, kind: Any, row: Sequence[Any]) -> None:
