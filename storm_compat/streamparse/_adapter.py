@@ -66,7 +66,12 @@ from heron_core.errors import HeronError, UserCodeError
 from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
-from storm_compat.streamparse._inputs import Current, all_of_length, run_inputs
+from storm_compat.streamparse._inputs import (
+    AutoAnchoredEmit,
+    Current,
+    all_of_length,
+    run_inputs,
+)
 from storm_compat.streamparse._received import received
 
 __all__ = ["PystormBoltAdapter", "PystormSpoutAdapter", "storm_context"]
@@ -630,18 +635,14 @@ class PystormBoltAdapter(_Driver, Bolt):
             # anchors with acking off: it is the component's emit as it is.
             return out_emit
         anchored = self._anchors
-        now = self._now
 
-        def emit_anchored(
+        def general(
             tup: Any,
-            stream: str | None = DEFAULT_STREAM,
-            anchors: Any = None,
-            direct_task: int | None = None,
-            need_task_ids: bool = False,
+            stream: str | None,
+            anchors: Any,
+            direct_task: int | None,
+            need_task_ids: bool,
         ) -> list[int] | None:
-            if anchors is None and (natives := now.anchors) is not None:
-                # auto-anchored to the input being processed (the kernel checks the rest)
-                return out_emit(tup, stream, natives, direct_task, need_task_ids)
             if type(tup) is not list and not isinstance(tup, list | tuple):
                 _not_a_tuple(tup)
             if anchors is not None:
@@ -652,7 +653,9 @@ class PystormBoltAdapter(_Driver, Bolt):
                 natives = anchored(component._current_tups)
             return out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
 
-        return emit_anchored
+        # auto-anchored to the input being processed: straight to the kernel, which checks
+        # the rest (see AutoAnchoredEmit)
+        return AutoAnchoredEmit(self._now, out_emit, general)
 
     def _direct_inputs(self, component: Any, own_ack: bool) -> _RunInputs:
         """pystorm's ``Bolt._run`` and ``read_tuple``, inlined, for a run of inputs from one
