@@ -44,6 +44,9 @@ WRITTEN_IN_C = ("storm_compat.streamparse._received",)
 fallback (a test checks that both give the same results): what neither Python nor mypyc does
 cheaply (the in-process streamparse bolt's pystorm Tuples, namedtuples built per input)."""
 
+BUILT = COMPILED + WRITTEN_IN_C
+"""Every module that the install builds to C, each with its ``.py`` fallback."""
+
 ENV = "HERON_PURE_PYTHON"
 
 
@@ -66,7 +69,7 @@ def stale_modules() -> list[str]:
     modules as one group whose members import each other directly, so one stale module means
     running every one of them from its source."""
     stale = []
-    for name in COMPILED + WRITTEN_IN_C:
+    for name in BUILT:
         source = _source_of(name)
         stem = source[: -len(".py")]
         sources = [source, stem + ".c"] if name in WRITTEN_IN_C else [source]
@@ -81,10 +84,9 @@ def stale_modules() -> list[str]:
 
 
 class _Sources:
-    """Finds the modules of `COMPILED` and `WRITTEN_IN_C` as their ``.py`` sources, never as
-    extensions (a
-    meta path finder; not derived from ``importlib.abc.MetaPathFinder``, whose import costs
-    every process of a topology about 9 ms: it pulls in ``importlib.resources``)."""
+    """Finds the modules of `BUILT` as their ``.py`` sources, never as extensions (a meta path
+    finder; not derived from ``importlib.abc.MetaPathFinder``, whose import costs every process
+    of a topology about 9 ms: it pulls in ``importlib.resources``)."""
 
     def find_spec(
         self,
@@ -92,14 +94,14 @@ class _Sources:
         path: Sequence[str] | None,
         target: ModuleType | None = None,
     ) -> importlib.machinery.ModuleSpec | None:
-        if fullname not in COMPILED and fullname not in WRITTEN_IN_C:
+        if fullname not in BUILT:
             return None
         return importlib.util.spec_from_file_location(fullname, _source_of(fullname))
 
 
 def install_finder() -> None:
-    """Run the ``.py`` sources of `COMPILED` and `WRITTEN_IN_C` when ``HERON_PURE_PYTHON`` asks
-    for them, or when a compiled module is stale (saying so on stderr); call it before any of
+    """Run the ``.py`` sources of `BUILT` when ``HERON_PURE_PYTHON`` asks for them, or when a
+    compiled module is stale (saying so on stderr); call it before any of
     them is imported."""
     if any(isinstance(finder, _Sources) for finder in sys.meta_path):
         return
@@ -115,10 +117,9 @@ def install_finder() -> None:
 
 
 def compiled_now() -> dict[str, bool]:
-    """For each module of `COMPILED` and `WRITTEN_IN_C`, whether this process runs it compiled
-    (importing it)."""
+    """For each module of `BUILT`, whether this process runs it compiled (importing it)."""
     status = {}
-    for name in COMPILED + WRITTEN_IN_C:
+    for name in BUILT:
         module = importlib.import_module(name)
         status[name] = not (module.__file__ or "").endswith(".py")
     return status

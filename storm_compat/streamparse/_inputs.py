@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from heron_core.api.constants import DEFAULT_STREAM
+
 __all__ = ["AutoAnchoredEmit", "Current", "all_of_length", "run_inputs"]
 
 _NEVER_DUE = [False]
@@ -94,7 +96,7 @@ class AutoAnchoredEmit:
     def __call__(
         self,
         tup: Any,
-        stream: Any = "default",
+        stream: Any = DEFAULT_STREAM,
         anchors: Any = None,
         direct_task: Any = None,
         need_task_ids: bool = False,

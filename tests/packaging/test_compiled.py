@@ -11,9 +11,7 @@ from pathlib import Path
 import pytest
 
 from heron_core import _compiled
-from heron_core._compiled import COMPILED, WRITTEN_IN_C, compiled_now, pure_python_forced
-
-BUILT = COMPILED + WRITTEN_IN_C
+from heron_core._compiled import BUILT, COMPILED, WRITTEN_IN_C, compiled_now, pure_python_forced
 
 REPORT = "from heron_core._compiled import compiled_now; print(sorted(compiled_now().items()))"
 
