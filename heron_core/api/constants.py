@@ -9,6 +9,7 @@ True
 from __future__ import annotations
 
 import enum
+from typing import Final
 
 __all__ = [
     "DEFAULT_STREAM",
@@ -49,8 +50,9 @@ __all__ = [
     "TopologyReliabilityMode",
 ]
 
-DEFAULT_STREAM = "default"
-"""The stream a component emits on when it names none."""
+DEFAULT_STREAM: Final = "default"
+"""The stream a component emits on when it names none (Final: the compiled hot path reads it
+as a C constant, not from a module's globals)."""
 SYSTEM_COMPONENT = "__system"
 """The source component of tick tuples."""
 TICK_STREAM = "__tick"

@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from heron_core.api import Tuple
 from heron_core.errors import UserCodeError, shown
@@ -36,7 +36,7 @@ from heron_core.instance._acking import AckSender, Id, InFlight
 Anchors = Sequence[tuple[int, Id, Id]]
 """(spout task, root key, edge value) of each tree one tuple copy belongs to."""
 
-_POOL = 512
+_POOL: Final = 512
 """Ids drawn per call to the generator."""
 
 

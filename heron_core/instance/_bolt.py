@@ -44,6 +44,12 @@ class BoltCollector:
         tasks = self._router.emit(tup, stream, direct_task, tree, bool(need_task_ids))
         return tasks if need_task_ids else None
 
+    def emit_many(
+        self, rows: Any, stream: str | None = DEFAULT_STREAM, anchors: Any = None
+    ) -> None:
+        tree = self._acker.anchored(anchors) if anchors and self._acking else None
+        self._router.emit_many(rows, stream, tree)
+
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's
         resetTimeout)."""

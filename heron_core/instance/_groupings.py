@@ -14,14 +14,14 @@ import random
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from heron_core.proto import topology_pb2
 
 G = topology_pb2.Grouping
 
-_CACHE_LIMIT = 1 << 16
-_H2_MULT = 0x9E3779B1
+_CACHE_LIMIT: Final = 1 << 16
+_H2_MULT: Final = 0x9E3779B1
 
 
 def stable_hash(value: Any) -> int:

@@ -40,8 +40,8 @@ from __future__ import annotations
 import marshal
 import pickle
 import random
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, Protocol
 
 from heron_core.api import DEFAULT_STREAM
 from heron_core.config import REGISTRY
@@ -54,8 +54,12 @@ from heron_core.proto import tuple_pb2
 
 _PICKLE = tuple_pb2.PICKLE
 _MARSHAL = tuple_pb2.MARSHAL
-ONE, SILENT, GENERAL, UNDIRECTED = 0, 1, 2, 3
-"""`StreamRoute.kind`: which send a route has (see `StreamRoute.specialise`)."""
+ONE: Final = 0
+SILENT: Final = 1
+GENERAL: Final = 2
+UNDIRECTED: Final = 3
+"""`StreamRoute.kind`: which send a route has (see `StreamRoute.specialise`). Final, so that
+the compiled module reads them as C constants, not from its globals (a dict lookup per emit)."""
 MAX_TUPLE_KEY = "heron.instance.max.tuple.bytes"
 """The config key bounding one tuple's serialized values."""
 DEFAULT_MAX_TUPLE_BYTES: int = REGISTRY[MAX_TUPLE_KEY].default
@@ -524,6 +528,31 @@ class Router:
             return route.send_direct(values, direct_task, tree)
         return route.send(values, tree, need)
 
+    def emit_many(
+        self, rows: Any, stream: str | None = DEFAULT_STREAM, tree: Tree | None = None
+    ) -> None:
+        """Send each of ``rows`` on ``stream`` (all with anchors from ``tree``) as `emit` would,
+        in one call; not on a direct stream (its emits name their task). An error stops at the
+        row that caused it: the rows before it are sent."""
+        route, rows = self._many(rows, stream)
+        for values in rows:
+            route.send(values, tree, False)
+
+    def _many(self, rows: Any, stream: str | None) -> tuple[StreamRoute, Any]:
+        """The route of ``stream`` and ``rows`` as a list or tuple, or the error that says
+        what is wrong with them."""
+        route = self.routes.get(stream)  # type: ignore[arg-type]
+        if route is None:
+            route = self.route(stream)
+        if type(rows) is list or type(rows) is tuple:
+            return route, rows
+        if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
+            raise EmitTypeError(
+                f"{self.where}: emit_many on stream {route.stream!r} needs a list (or an "
+                f"iterable) of rows, each a list or tuple of values; got {type(rows).__name__}"
+            )
+        return route, list(rows)
+
     def emit_counts(self) -> dict[str, int]:
         """Tuples emitted so far, per stream."""
         return {name: route.emitted for name, route in self.routes.items()}
@@ -573,3 +602,9 @@ class HookedRouter(Router):
         assert tasks is not None
         self._report(values, DEFAULT_STREAM if stream is None else stream, tasks)
         return tasks
+
+    def emit_many(
+        self, rows: Any, stream: str | None = DEFAULT_STREAM, tree: Tree | None = None
+    ) -> None:
+        for values in self._many(rows, stream)[1]:
+            self.emit(values, stream, None, tree)

@@ -353,7 +353,7 @@ class InstanceRuntime:
         # Bind the collector's methods onto the user's object where its class keeps the base
         # class's delegating ones: one Python call less per emit, ack and fail.
         base = Spout if self.is_spout else Bolt
-        names = ("emit",) if self.is_spout else ("emit", "ack", "fail")
+        names = ("emit",) if self.is_spout else ("emit", "emit_many", "ack", "fail")
         self._bound = tuple(
             name for name in names if getattr(type(self.component), name) is getattr(base, name)
         )

@@ -71,6 +71,13 @@ class _BoltCollector:
         task_ids = self._out.emit(stream, anchored, tup)
         return task_ids if need_task_ids else None
 
+    def emit_many(
+        self, rows: Iterable[Sequence[Any]], stream: str, anchors: Iterable[NativeTuple] | None
+    ) -> None:
+        anchors = list(anchors or ())
+        for tup in rows:
+            self.emit(tup, stream, anchors, None, False)
+
     def ack(self, tup: NativeTuple) -> None:
         self._out.ack(Tuple(tup, _NO_FIELDS))
 

@@ -154,6 +154,9 @@ class _Printing:
     def emit(self, values: object, stream: object, anchors: object, *rest: object) -> None:
         self.calls.append(("emit", values))
 
+    def emit_many(self, rows: list[object], stream: object, anchors: object) -> None:
+        self.calls.extend(("emit", values) for values in rows)  # as one emit per row
+
     def ack(self, tup: Tuple) -> None:
         self.calls.append(("ack", tup.values))
 

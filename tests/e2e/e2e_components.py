@@ -130,9 +130,10 @@ class AckingSink(Bolt, _Log):
 class BatchBolt(Bolt, _Log):
     """Takes whole batches: emits each number and acks it, but acks those ending in 1 at the
     next batch or tick, through their Tuples. With acking off it fails the multiples of 10,
-    and counts the acks it does at once in the batch instead of building those Tuples; with
-    acking on it anchors each emit to its input. Logs each call; with ``count_anyway`` it counts
-    in the batch even with acking on (an error)."""
+    counts the acks it does at once in the batch instead of building those Tuples, and emits
+    the batch's numbers in one ``emit_many``; with acking on it anchors each emit (an
+    ``emit_many`` of one row) to its input. Logs each call; with ``count_anyway`` it counts in
+    the batch even with acking on (an error)."""
 
     outputs = ["n"]
 
@@ -149,21 +150,23 @@ class BatchBolt(Bolt, _Log):
         self.process_tick(None)
         if batch.tracked and not self.count_anyway:
             for tup in batch.tuples():
-                self.emit(tup.values, anchors=[tup])
+                self.emit_many([tup.values], anchors=[tup])
                 if tup.values[0] % 10 == 1:
                     self.held.append(tup)
                 else:
                     self.ack(tup)
             return
+        out = []
         for index, (n,) in enumerate(batch.values):
             if n % 10 == 0:
                 self.fail(batch.tuple(index))
                 continue
-            self.emit([n])
+            out.append([n])
             if n % 10 == 1:
                 self.held.append(batch.tuple(index))
             else:
                 batch.acked += 1
+        self.emit_many(out)
 
     def process_tick(self, tup: Any) -> None:
         for held in self.held:

@@ -1,0 +1,44 @@
+"""A native bolt named in a Flux file runs as a Storm bolt: its collector calls become the Storm
+collector's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from heron_core.api import Bolt, Tuple
+from storm_compat.flux._native import _BoltCollector
+
+
+class Words(Bolt):
+    outputs = ["word"]
+
+    def process(self, tup: Tuple) -> None:
+        self.emit_many([[word] for word in tup.values[0].split()], anchors=[tup])
+        self.ack(tup)
+
+
+class StormOut:
+    """Records what a Storm ``OutputCollector`` is asked."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    def emit(self, stream: str, anchors: list[Any], values: list[Any]) -> list[int]:
+        self.calls.append(("emit", stream, [a.native for a in anchors], values))
+        return [4]
+
+    def ack(self, tup: Any) -> None:
+        self.calls.append(("ack", tup.native))
+
+
+def test_emit_many_is_one_storm_emit_per_row_with_the_same_anchors() -> None:
+    out = StormOut()
+    bolt = Words()
+    bolt._collector = _BoltCollector(out)  # type: ignore[arg-type]
+    line = Tuple(None, "lines", "default", 3, ["to be"])
+    bolt.process(line)
+    assert out.calls == [
+        ("emit", "default", [line], ["to"]),
+        ("emit", "default", [line], ["be"]),
+        ("ack", line),
+    ]
