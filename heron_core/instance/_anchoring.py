@@ -224,6 +224,8 @@ class Acker:
         self._acks = acks
         self._warn = warn
         self._maps: dict[int, dict[Id, Id]] = {}  # spout task -> AckSender.acks_of(task)
+        self._last_task = -1  # the spout task of the last ack, and its map
+        self._last_acks: dict[Id, Id] = {}
         self._tree = Anchored(self, ids if ids is not None else EdgeIds())
 
     def anchored(self, anchors: Any) -> Anchored:
@@ -256,7 +258,8 @@ class Acker:
         roots = tup._roots
         one = roots[0] if type(roots) is tuple and len(roots) == 1 else None
         if type(one) is tuple:  # one tree (the usual case): typed tuple reads, compiled
-            self._ack_tree(one[0], one[1], one[2] ^ pending)
+            # pending is 0 for an input without children (a new int saved)
+            self._ack_tree(one[0], one[1], one[2] ^ pending if pending else one[2])
         else:
             for spout_task, root, value in roots:
                 self._ack_tree(spout_task, root, value ^ pending)
@@ -264,11 +267,15 @@ class Acker:
 
     def _ack_tree(self, spout_task: int, root: Id, value: Id) -> None:
         """XOR ``value`` into the ack entry of ``spout_task``'s tree ``root``."""
-        maps = self._maps
-        acks = maps.get(spout_task)
-        if acks is None:
-            acks = maps[spout_task] = self._acks.acks_of(spout_task)
-        acks[root] = acks.get(root, 0) ^ value
+        acks = self._last_acks
+        if spout_task != self._last_task:  # else the same spout task as the last ack (usual)
+            found = self._maps.get(spout_task)
+            if found is None:
+                found = self._maps[spout_task] = self._acks.acks_of(spout_task)
+            acks = self._last_acks = found
+            self._last_task = spout_task
+        old = acks.get(root)
+        acks[root] = value if old is None else old ^ value
 
     def fail(self, tup: Tuple) -> None:
         """Fail ``tup``: each of its trees fails."""
