@@ -541,9 +541,7 @@ class Router:
     def _many(self, rows: Any, stream: str | None) -> tuple[StreamRoute, Any]:
         """The route of ``stream`` and ``rows`` as a list or tuple, or the error that says
         what is wrong with them."""
-        route = self.routes.get(stream)  # type: ignore[arg-type]
-        if route is None:
-            route = self.route(stream)
+        route = self.route(stream)
         if type(rows) is list or type(rows) is tuple:
             return route, rows
         if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
