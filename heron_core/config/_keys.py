@@ -550,7 +550,11 @@ _KEYS = (
         "heron.instance.batch.max.tuples",
         int,
         1024,
-        "Tuples per outgoing batch before it is flushed.",
+        "Tuples per outgoing batch before it is flushed (fewer while the batches pass "
+        "heron.instance.batch.max.bytes). Larger batches raise the peak rate of small tuples "
+        "with acking off (4096: about 12% on the benchmark's word count; 8192 no more), not "
+        "with acking on, and hold a bolt's output longer while it catches up after a stall, "
+        "which raises the complete latency at moderate rates.",
         minimum=1,
     ),
     Key(
