@@ -50,7 +50,7 @@ from bench_harness import (
     timed_sinks,
 )
 from bench_harness import process_kind as harness_kind
-from bench_meters import CpuMeter, ProcessKinds, RssSampler
+from bench_meters import CpuMeter, ProcessKinds, RssSampler, with_descendants
 from bench_report import ROOT, Result, WrongResult
 from word_count import WORDS_PER_SENTENCE, sentences
 
@@ -171,10 +171,7 @@ class Reaper(threading.Thread):
 
     def sample(self) -> None:
         """Add the processes of the run alive now to those seen."""
-        found = processes_mentioning(self.root)
-        for process in list(found):
-            with contextlib.suppress(psutil.Error):
-                found.extend(process.children(recursive=True))
+        found = with_descendants(processes_mentioning(self.root))
         with self._lock:
             self._seen.update(found)
 

@@ -24,7 +24,7 @@ from bench_components import (
     StatefulCorpusSpout,
     StatefulCountBolt,
 )
-from bench_meters import CpuMeter, ProcessKinds, RssSampler
+from bench_meters import CpuMeter, ProcessKinds, RssSampler, with_descendants
 from bench_report import ROOT, Result, WrongResult
 from bench_sparse import sparse_plan
 from bench_storm import storm_plan
@@ -121,19 +121,8 @@ def _plan(case: TopologyCase, max_pending: int, directory: Path) -> LogicalPlan:
 
 
 def _processes(run: TopologyRun) -> list[psutil.Process]:
-    """The topology's processes and their children (multilang subprocesses), found in one
-    pass over the process table's parent ids (psutil's ``children`` makes a pass per call)."""
-    found = {p.pid: p for p in run.processes()}
-    children: dict[int, list[psutil.Process]] = {}
-    for process in psutil.process_iter(["ppid"]):
-        children.setdefault(process.info["ppid"], []).append(process)
-    todo = list(found)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child.pid not in found:
-                found[child.pid] = child
-                todo.append(child.pid)
-    return list(found.values())
+    """The topology's processes and their children (multilang subprocesses)."""
+    return with_descendants(run.processes())
 
 
 def process_kind(process: psutil.Process) -> str:

@@ -17,6 +17,22 @@ Processes = Callable[[], list[psutil.Process]]
 """Returns the live processes to measure (asked again at every sample)."""
 
 
+def with_descendants(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """``processes`` and every descendant of theirs alive now, found in one pass over the
+    process table's parent ids (psutil's ``children(recursive=True)`` makes a pass per call)."""
+    found = {p.pid: p for p in processes}
+    children: dict[int, list[psutil.Process]] = {}
+    for process in psutil.process_iter(["ppid"]):
+        children.setdefault(process.info["ppid"], []).append(process)
+    todo = list(found)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child.pid not in found:
+                found[child.pid] = child
+                todo.append(child.pid)
+    return list(found.values())
+
+
 class ProcessKinds:
     """``kind(process)`` (what a process is, read from /proc) asked once per pid, for every
     meter of one run: ``by_pid`` holds the answers."""
