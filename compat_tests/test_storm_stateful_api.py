@@ -11,7 +11,13 @@ from typing import Any
 
 import pytest
 
-from heron_core.api import GlobalStreamId, Grouping, HashMapState, StatefulComponent
+from heron_core.api import (
+    GlobalStreamId,
+    Grouping,
+    HashMapState,
+    InputBatch,
+    StatefulComponent,
+)
 from heron_core.api import TopologyContext as NativeContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.errors import ConfigurationError, TopologyValidationError, UserCodeError
@@ -153,8 +159,8 @@ def _planned_adapter() -> StatefulBoltAdapter:
 
 def _feed(adapter: StatefulBoltAdapter, *words: str) -> None:
     for n, word in enumerate(words):
-        tup = NativeTuple.__new__(adapter.tuple_type)
-        NativeTuple.__init__(tup, f"t{n}", "words", "default", 1, [word])
+        tup = InputBatch("words", "default", 1, [[word]], kind=adapter.tuple_type).tuple(0)
+        tup.id = f"t{n}"  # as the runtime builds an input
         adapter.process(tup)
 
 

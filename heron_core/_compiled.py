@@ -32,11 +32,14 @@ COMPILED = (
     "heron_core.instance._spout",
     "heron_core.stmgr._trees",
     "storm_compat.streamparse._inputs",
+    "storm_compat.topology._execute",
+    "storm_compat.tuple._typed",
     "storm_compat.tuple._values",
 )
 """The modules on the per-tuple path (the received tuple and its batch, router, groupings,
 anchoring, the collectors, the instance's and the stream manager's acking trackers; the Storm
-facade's ``Values``, called once per emit by Storm code; the in-process streamparse bolt's
+facade's ``Values``, called once per emit by Storm code, its tuple's getters, and its
+bolts' step around each ``execute``; the in-process streamparse bolt's
 loop over its inputs)."""
 
 WRITTEN_IN_C = ("storm_compat.streamparse._received",)

@@ -28,7 +28,8 @@ class Tuple:
     carries the acking slots). Compiled (``heron_core._compiled``), it is a C class: the
     instance's anchoring reads its slots as struct fields, and Python subclasses (the Storm
     facade's, a bolt's ``tuple_type``) are allowed; ``Tuple.__new__(cls)`` makes an instance
-    without ``__init__`` (``object.__new__`` refuses a C class). Equality is by the five
+    without ``__init__`` (``object.__new__`` refuses a C class; for a subclass with a compiled
+    base of its own, see `_allocator`). Equality is by the five
     fields; the hash leaves out ``values`` so tuples with list values can be dict keys.
 
     Tick tuples come from component ``"__system"`` on stream ``"__tick"``.
@@ -274,8 +275,8 @@ class InputBatch:
         given. With ``built``, the Tuples built before instead."""
         due = self.due if paced else _NEVER
         serve = self.serve
-        new = Tuple.__new__
         kind = self._kind
+        new = _allocator(kind)
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
         trees = None
@@ -325,6 +326,26 @@ class InputBatch:
             f"InputBatch(component={self.component!r}, stream={self.stream!r}, "
             f"task={self.task!r}, {len(self.values)} inputs)"
         )
+
+
+def _allocator(kind: type) -> Callable[[type], Any]:
+    """What makes a ``kind`` without calling ``__init__``: the ``__new__`` of the first class of
+    its MRO whose ``__new__`` is not written in Python (one written in Python, as Storm's
+    ``Tuple`` has, takes arguments of its own). Compiled, a C class takes no other: neither
+    ``object.__new__`` nor the ``__new__`` of a base class that is not its nearest C one.
+
+    >>> class Received(Tuple):
+    ...     __slots__ = ()
+    ...     def __new__(cls, text):
+    ...         return _allocator(cls)(cls)
+    >>> type(_allocator(Received)(Received)).__name__
+    'Received'
+    """
+    for base in kind.__mro__:
+        new = base.__dict__.get("__new__")
+        if new is not None and not isinstance(new, staticmethod):
+            return new
+    return object.__new__  # (object's __dict__ has one: never reached)
 
 
 _NEVER = [False]

@@ -9,6 +9,7 @@ translates every callback.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 from heron_core.api import (
@@ -33,6 +34,7 @@ from storm_compat.topology._basic import (
     FailedException,
     ReportedFailedException,
 )
+from storm_compat.topology._execute import Execute
 from storm_compat.topology._interfaces import IBasicBolt
 from storm_compat.tuple import Fields, Tuple
 
@@ -121,8 +123,9 @@ class _StormBolt(Bolt):
     (``tuple_type``), which get the fields of their source stream before the bolt sees them.
 
     After ``initialize``, ``process`` and ``process_batch`` are closures (`_processor`) that
-    keep their state in closure cells; ``process_tick`` gets the kernel's tick and passes on a
-    Storm tuple of it.
+    look up the input stream's fields and hand each input to the compiled step around the
+    bolt's ``execute`` (``_execute.Execute``); ``process_tick`` gets the kernel's tick and
+    passes on a Storm tuple of it.
     """
 
     tuple_type = Tuple
@@ -150,51 +153,40 @@ class _StormBolt(Bolt):
         """Set ``process`` and ``process_batch`` for a rich bolt's ``execute`` (``basic``
         None), or for a basic bolt's with its collector: the input is acked after ``execute``
         returns (straight to the kernel when it was not settled meanwhile and
-        ``topology.debug`` is off), failed when ``FailedException`` is raised. The runtime
-        hands over whole batches (one source stream each), so the stream's fields are looked
-        up once per batch.
+        ``topology.debug`` is off), failed when ``FailedException`` is raised: all of it per
+        input in `Execute.run` (compiled: no Python frame between the batch's loop and the
+        bolt's ``execute``). The runtime hands over whole batches (one source stream each), so
+        the stream's fields are looked up once per batch.
 
         A basic bolt's emits are anchored to ``current``, one list that holds the input being
         executed (set in place per input: no list per input); it is made the collector's
         anchors at the start of each call, since a tick (``process_tick``) sets others."""
         fields_of = self._fields_of
         out = self._out
-        direct_ack = None if out._debug else self._collector.ack
-        fields: Any = None  # of the input stream being processed
         anchoring = None if basic is None else basic._input
         current: list[Any] = [None]
-
-        def execute_one(tup: Tuple) -> None:
-            tup._schema = fields
-            tup._done = False
-            if basic is None:
-                execute(tup)
-                return
-            current[0] = tup  # never a tick here: ticks go to process_tick
-            try:
-                execute(tup, basic)
-            except FailedException as exc:
-                _failed(out, tup, exc)
-            else:
-                if tup._done or direct_ack is None:
-                    out.ack(tup)  # warns (acked already) or logs (debug)
-                else:
-                    tup._done = True
-                    direct_ack(tup)
+        step = Execute(
+            execute,
+            basic,
+            current,
+            None if out._debug else self._collector.ack,
+            out.ack,  # warns (acked already) or logs (debug)
+            FailedException,
+            partial(_failed, out),
+        )
+        run = step.run
 
         def process(tup: Tuple) -> None:
-            nonlocal fields
-            fields = fields_of(tup.component, tup.stream)
+            step.fields = fields_of(tup.component, tup.stream)
             if anchoring is not None:
                 anchoring.anchors = current
-            execute_one(tup)
+            run(tup)
 
         def process_batch(batch: InputBatch) -> None:
-            nonlocal fields
-            fields = fields_of(batch.component, batch.stream)
+            step.fields = fields_of(batch.component, batch.stream)
             if anchoring is not None:
                 anchoring.anchors = current
-            batch.each(execute_one)  # type: ignore[arg-type]  # the tuple_type's: Storm's
+            batch.each(run)  # type: ignore[arg-type]  # the tuple_type's: Storm's
 
         self.process = process  # type: ignore[method-assign,assignment]
         self.process_batch = process_batch  # type: ignore[method-assign]

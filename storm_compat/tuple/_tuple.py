@@ -8,15 +8,16 @@ from typing import Any
 from heron_core.api import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM, GlobalStreamId
 from heron_core.api import Tuple as NativeTuple
 from storm_compat.tuple._fields import Fields
+from storm_compat.tuple._typed import TypedTuple
 
 __all__ = ["Tuple"]
 
 
-_new = NativeTuple.__new__
+_new = TypedTuple.__new__  # its nearest C class's (see heron_core.api._tuple._allocator)
 _native_init = NativeTuple.__init__
 
 
-class Tuple(NativeTuple):
+class Tuple(TypedTuple):
     """A tuple a bolt receives: values with field names, its source and its message id.
 
     The runtime builds each input of a Storm bolt as one of these (it is the kernel's tuple
@@ -42,12 +43,7 @@ class Tuple(NativeTuple):
 expected an int
     """
 
-    # The fields of the source stream, and whether the tuple was acked or failed through an
-    # OutputCollector: set by the bolt adapter on each input before the bolt sees it (the
-    # runtime builds inputs without __init__, setting only the kernel tuple's slots).
-    __slots__ = ("_done", "_schema")
-    _done: bool
-    _schema: Fields
+    __slots__ = ()  # the two of TypedTuple (fields and settled) are all it adds
 
     def __new__(cls, native: NativeTuple, fields: Fields) -> Tuple:
         """The Storm tuple of the kernel's tuple ``native``: ``native`` itself when it is one
@@ -100,120 +96,15 @@ expected an int
         """Whether this is a tick tuple (from ``__system`` on ``__tick``)."""
         return self.component == SYSTEM_COMPONENT and self.stream == TICK_STREAM
 
-    # --- ITuple ---------------------------------------------------------------------------
-    def size(self) -> int:
-        """The number of values."""
-        return len(self.values)
-
-    def contains(self, field: str) -> bool:
-        """Whether the tuple has a field named ``field``."""
-        return self._schema.contains(field)
-
-    def getFields(self) -> Fields:
-        """The field names of the source stream."""
-        return self._schema
-
-    def fieldIndex(self, field: str) -> int:
-        """The position of ``field`` (ValueError if the stream has no such field)."""
-        return self._schema.fieldIndex(field)
-
-    def select(self, selector: Fields) -> list[Any]:
-        """The values of the fields of ``selector``, in its order."""
-        return self._schema.select(selector, self.values)
-
-    def getValues(self) -> list[Any]:
-        """All values, in field order."""
-        return list(self.values)
-
-    def getValue(self, i: int) -> Any:
-        """The value at position ``i``."""
-        return self.values[i]
-
-    def getValueByField(self, field: str) -> Any:
-        """The value of ``field``."""
-        return self.values[self._schema.fieldIndex(field)]
-
-    def _typed(self, i: int, kind: type, name: str) -> Any:
-        value = self.values[i]
-        if value is None or (isinstance(value, kind) and isinstance(value, bool) == (kind is bool)):
-            return value
-        field = self._schema.get(i) if i < self._schema.size() else "?"
-        raise TypeError(
-            f"field {i} ({field!r}) of a tuple from {self.component!r} stream "
-            f"{self.stream!r} holds {value!r} ({type(value).__name__}), expected {name}"
-        )
-
-    def getString(self, i: int) -> str:
-        """The str at ``i``.
-
-        Like every typed getter: a value of another type raises TypeError (as Java's cast
-        does), and None is returned as is (Java's null).
-        """
-        value = self.values[i]
-        if type(value) is str:
-            return value
-        return self._typed(i, str, "a str")
-
-    def getInteger(self, i: int) -> int:
-        """The int at ``i``."""
-        value = self.values[i]
-        if type(value) is int:
-            return value
-        return self._typed(i, int, "an int")
-
-    getLong = getInteger
-    getShort = getInteger
-    getByte = getInteger
-
-    def getBoolean(self, i: int) -> bool:
-        """The bool at ``i``."""
-        return self._typed(i, bool, "a bool")
-
-    def getDouble(self, i: int) -> float:
-        """The float at ``i``."""
-        return self._typed(i, float, "a float")
-
-    getFloat = getDouble
-
-    def getBinary(self, i: int) -> bytes:
-        """The bytes at ``i``."""
-        return self._typed(i, bytes, "bytes")
-
-    def getStringByField(self, field: str) -> str:
-        """The str value of ``field``."""
-        index = self._schema._index.get(field)
-        if index is not None:
-            value = self.values[index]
-            if type(value) is str:
-                return value
-        return self.getString(self._schema.fieldIndex(field))
-
-    def getIntegerByField(self, field: str) -> int:
-        """The int value of ``field``."""
-        index = self._schema._index.get(field)
-        if index is not None:
-            value = self.values[index]
-            if type(value) is int:
-                return value
-        return self.getInteger(self._schema.fieldIndex(field))
-
-    getLongByField = getIntegerByField
-    getShortByField = getIntegerByField
-    getByteByField = getIntegerByField
-
-    def getBooleanByField(self, field: str) -> bool:
-        """The bool value of ``field``."""
-        return self.getBoolean(self._schema.fieldIndex(field))
-
-    def getDoubleByField(self, field: str) -> float:
-        """The float value of ``field``."""
-        return self.getDouble(self._schema.fieldIndex(field))
-
-    getFloatByField = getDoubleByField
-
-    def getBinaryByField(self, field: str) -> bytes:
-        """The bytes value of ``field``."""
-        return self.getBinary(self._schema.fieldIndex(field))
+    # Storm's other names of the getters (aliases in a compiled class would be attributes)
+    getLong = TypedTuple.getInteger
+    getShort = TypedTuple.getInteger
+    getByte = TypedTuple.getInteger
+    getFloat = TypedTuple.getDouble
+    getLongByField = TypedTuple.getIntegerByField
+    getShortByField = TypedTuple.getIntegerByField
+    getByteByField = TypedTuple.getIntegerByField
+    getFloatByField = TypedTuple.getDoubleByField
 
     # --- Tuple ------------------------------------------------------------------------------
     def getSourceComponent(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, GlobalStreamId, Grouping, TopologyContext
+from heron_core.api import Bolt, GlobalStreamId, Grouping, InputBatch, TopologyContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.api.hooks import TaskHook
 
@@ -13,10 +13,11 @@ from heron_core.api.hooks import TaskHook
 def delivered(
     bolt: Bolt, id: Any, component: str, stream: str, task: int, values: list[Any]
 ) -> Any:
-    """An input for ``bolt`` as the runtime builds it: an instance of ``bolt.tuple_type`` with
-    only the kernel tuple's slots set (``__init__`` of the kernel's ``Tuple``, not the type's)."""
-    tup = NativeTuple.__new__(bolt.tuple_type)
-    NativeTuple.__init__(tup, id, component, stream, task, values)
+    """An input for ``bolt`` as the runtime builds it (by its ``InputBatch``): an instance of
+    ``bolt.tuple_type`` with only the kernel tuple's slots set (no ``__init__`` of the type's),
+    with ``id``."""
+    tup = InputBatch(component, stream, task, [values], kind=bolt.tuple_type).tuple(0)
+    tup.id = id
     return tup
 
 

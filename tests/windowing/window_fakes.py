@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, GlobalStreamId, Grouping, TopologyContext
+from heron_core.api import Bolt, GlobalStreamId, Grouping, InputBatch, TopologyContext
 from heron_core.api import Tuple as NativeTuple
 from heron_core.windowing import Window, Windower, WindowSpec
 
@@ -122,10 +122,9 @@ class FakeCollector:
 
 
 def delivered(bolt: Bolt, component: str, stream: str, values: list[Any]) -> Any:
-    """An input as the runtime builds it (only the kernel tuple's slots set)."""
-    tup = NativeTuple.__new__(bolt.tuple_type)
-    NativeTuple.__init__(tup, None, component, stream, 1, values)
-    return tup
+    """An input as the runtime builds it (by its ``InputBatch``: only the kernel tuple's slots
+    set)."""
+    return InputBatch(component, stream, 1, [values], kind=bolt.tuple_type).tuple(0)
 
 
 TICK = NativeTuple("__tick", "__system", "__tick", -1, [0.25])
