@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heron_core.api import GlobalStreamId
+from heron_core.api import GlobalStreamId, InputBatch
 from heron_core.api import Tuple as NativeTuple
 from storm_compat.tuple import Fields, Tuple, Values
 from storm_compat.utils import TupleUtils
@@ -185,3 +185,16 @@ def test_a_pickled_or_copied_tuple_is_a_new_tuple_with_the_same_state() -> None:
         assert type(copied) is Tuple and copied is not tup and copied != tup
         assert copied.getFields() == tup.getFields() and copied.getValues() == tup.getValues()
         assert (copied.getSourceComponent(), copied.getSourceTask()) == ("split", 7)
+
+
+def test_the_runtime_builds_storm_tuples_without_their_new_and_they_keep_their_state() -> None:
+    # Storm's Tuple has a Python __new__ over a compiled base of its own (TypedTuple): a batch
+    # of inputs builds it through that base's __new__, with only the kernel tuple's slots set
+    built = InputBatch("split", "words", 7, [["storm"], ["heron"]], kind=Tuple).tuples()
+    assert [type(tup) for tup in built] == [Tuple, Tuple]
+    assert [tup.values for tup in built] == [["storm"], ["heron"]]
+    tup = built[0]
+    tup._schema, tup._done = Fields("word"), True  # what the bolt adapter sets per input
+    assert tup.getString(0) == "storm" and tup.getStringByField("word") == "storm"
+    copied = pickle.loads(pickle.dumps(tup))
+    assert copied.getFields() == Fields("word") and copied._done is True
