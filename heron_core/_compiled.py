@@ -10,7 +10,8 @@ makes every process of the topology (they inherit it) load the ``.py`` sources e
 compiled modules exist. A compiled module older than its source (edited or checked out since
 the last build) is never used: the source runs, with a line on stderr saying so.
 
-This module has no imports from the package: ``setup.py`` loads it by path.
+This module has no imports from the package: ``setup.py`` loads it by path. The compiled modules
+import `mypyc_attr` from here.
 """
 
 from __future__ import annotations
@@ -19,8 +20,18 @@ import importlib.machinery
 import importlib.util
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import ModuleType
+
+try:
+    from mypy_extensions import mypyc_attr
+except ImportError:  # only mypyc reads it: the plain modules need no mypy_extensions
+
+    def mypyc_attr(*attrs: str, **flags: bool) -> Callable[[type], type]:  # type: ignore[misc]
+        """mypyc's class decorator (``allow_interpreted_subclasses=True`` on a compiled class
+        that Python classes derive from), a no-op where mypy_extensions is not installed."""
+        return lambda cls: cls
+
 
 COMPILED = (
     "heron_core.api._tuple",

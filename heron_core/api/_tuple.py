@@ -7,13 +7,7 @@ from operator import length_hint
 from types import FunctionType
 from typing import Any, ClassVar
 
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:  # only mypyc reads it: the plain modules need no mypy_extensions
-
-    def mypyc_attr(*attrs: str, **flags: bool) -> Callable[[type], type]:  # type: ignore[misc]
-        return lambda cls: cls
-
+from heron_core._compiled import mypyc_attr
 
 __all__ = ["InputBatch", "Tuple"]
 

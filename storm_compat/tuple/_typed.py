@@ -8,19 +8,11 @@ from it and adds the rest of Storm's API.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
+from heron_core._compiled import mypyc_attr
 from heron_core.api import Tuple as NativeTuple
 from storm_compat.tuple._fields import Fields
-
-try:
-    from mypy_extensions import mypyc_attr
-except ImportError:  # only mypyc reads it: the plain modules need no mypy_extensions
-
-    def mypyc_attr(*attrs: str, **flags: bool) -> Callable[[type], type]:  # type: ignore[misc]
-        return lambda cls: cls
-
 
 __all__ = ["TypedTuple"]
 
