@@ -502,8 +502,9 @@ _KEYS = (
         float,
         60.0,
         "Longest wait of the spark scheduler for executors to register a task slot for every "
-        "container; it gives up earlier once some registered and their count stopped growing "
-        "(for 10 s, or as long as the first executor took to register if that was longer).",
+        "container. Unless a standalone master's state showed free cores for every container, "
+        "it gives up earlier once some registered and their count stopped growing (for 10 s, "
+        "or as long as the first executor took to register if that was longer).",
         minimum=0,
     ),
     Key(

@@ -263,10 +263,10 @@ class SparkScheduler(Scheduler):
         properties = spark_properties(self._config, name, packing_plan, self._python)
         self._worker_python = properties["spark.pyspark.python"]
         containers = [0, *sorted(c.id for c in packing_plan.containers)]
-        self._check_slots(packing_plan, properties)
+        offered = self._check_slots(packing_plan, properties)
         sc = self._start_context(properties)
         try:
-            self._wait_for_slots(sc, packing_plan, properties)
+            self._wait_for_slots(sc, packing_plan, properties, offered)
             archive = build_package(runtime.working_dir, runtime.working_dir / PACKAGE_NAME)
             sc.addFile(str(archive))
             self._driver_host = sc.getConf().get("spark.driver.host") or ""
@@ -328,12 +328,13 @@ class SparkScheduler(Scheduler):
 
     def _check_slots(
         self, plan: packing_plan_pb2.PackingPlan, properties: Mapping[str, str]
-    ) -> None:
+    ) -> bool:
         """Fail before Spark starts when the application cannot get a task slot for every
         container: the config caps the slots (``local[N]``, ``spark.cores.max``), or a
         standalone master's ALIVE workers have too few free cores (`standalone_slot_limit`,
         from the master's ``/json/``). When the master's state cannot be read, the check is
-        left to `_wait_for_slots`.
+        left to `_wait_for_slots`. Returns whether a standalone master's state showed enough
+        free cores.
 
         Raises:
             SchedulerError: too few slots, naming what limits them and the fix.
@@ -345,20 +346,27 @@ class SparkScheduler(Scheduler):
         if limit is not None and limit[0] < needed:
             raise SchedulerError(slot_shortfall(name, plan, limit[0], limit[1], master))
         if master.kind != "standalone":
-            return
+            return False
         state = _master_state(master, properties)
         if state is None:
-            return
+            return False
         slots, why = standalone_slot_limit(state, properties, os.environ)
         log.info("the Spark master can give %d task slots (%s); %d needed", slots, why, needed)
         if slots < needed:
             raise SchedulerError(slot_shortfall(name, plan, slots, why, master))
+        return True
 
     def _wait_for_slots(
-        self, sc: Any, plan: packing_plan_pb2.PackingPlan, properties: Mapping[str, str]
+        self,
+        sc: Any,
+        plan: packing_plan_pb2.PackingPlan,
+        properties: Mapping[str, str],
+        offered: bool,
     ) -> None:
         """Return once the application has a task slot for every container at once (its
-        executors registered).
+        executors registered). ``offered``: the master's state showed free cores for all of
+        them, so executors still to register are waited for until the timeout (on a loaded
+        machine one can register 20 s after another), not only while their count grows.
 
         Raises:
             SchedulerError: the executors that registered within the wait offer too few.
@@ -387,7 +395,7 @@ class SparkScheduler(Scheduler):
             # Executors register about together: once the count has not grown for 10 s, or for
             # as long as the first one took to come (a loaded machine), no more are coming.
             settle = max(_SLOTS_SETTLE_SECS, (first or now) - start)
-            settled = slots > 0 and now - changed >= settle
+            settled = not offered and slots > 0 and now - changed >= settle
             if now - start >= timeout or settled:
                 waited = f"executors that registered within {now - start:.0f} s"
                 raise SchedulerError(slot_shortfall(name, plan, slots, waited, master))
