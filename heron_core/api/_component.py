@@ -72,6 +72,11 @@ class BoltCollector(Protocol):
         """Emit each of ``rows`` (see ``Bolt.emit_many``)."""
         ...
 
+    def emit_and_ack(self, batch: InputBatch, outputs: Any, stream: str, /) -> None:
+        """Emit each input's rows anchored to it and ack the batch (see
+        ``Bolt.emit_and_ack``)."""
+        ...
+
     def ack(self, tup: Tuple, /) -> None:
         """Mark ``tup`` processed."""
         ...
@@ -96,6 +101,9 @@ class _Detached:
 
     def emit_many(self, *args: Any) -> NoReturn:
         self._raise("emit_many")
+
+    def emit_and_ack(self, *args: Any) -> NoReturn:
+        self._raise("emit_and_ack")
 
     def ack(self, *args: Any) -> NoReturn:
         self._raise("ack")
@@ -299,8 +307,10 @@ class Bolt(_Component):
         as ``process`` would. With acking off (``batch.tracked`` false) the bolt may instead
         count an input it settles in ``batch.acked`` or ``batch.failed`` and never build its
         Tuple, which is what saves time; ``batch.tuple(i)`` builds one Tuple, for an input
-        acked or failed through the collector later. This default does what the runtime does
-        without it: ``process`` of each input's Tuple (``batch.each(self.process)``).
+        acked or failed through the collector later. ``emit_and_ack(batch, outputs)`` settles
+        a whole batch either way without a Tuple per input: each input's rows emitted anchored
+        to it, then every input acked. This default does what the runtime does without it:
+        ``process`` of each input's Tuple (``batch.each(self.process)``).
 
         >>> from heron_core.api import InputBatch
         >>> class Lengths(Bolt):
@@ -378,6 +388,43 @@ class Bolt(_Component):
         emit [['to'], ['be']] on default
         """
         self._collector.emit_many(rows, stream, anchors)
+
+    def emit_and_ack(
+        self,
+        batch: InputBatch,
+        outputs: Sequence[Iterable[Sequence[Any]]],
+        stream: str = DEFAULT_STREAM,
+    ) -> None:
+        """Emit ``outputs[i]``, the rows that input ``i`` of ``batch`` produced, on ``stream``
+        anchored to that input, then ack every input of the batch: for a ``process_batch``
+        that works out each input's outputs (maybe none) and settles them all the same way.
+        The same code serves acking on and off, and neither builds a Tuple per input (with
+        acking on, each input's edges come from its trees; with acking off the rows go out in
+        one ``emit_many``, the inputs counted acked). Between two inputs it serves what is due
+        (``batch.due``). It equals, in one call::
+
+            for tup, rows in zip(batch.tuples(), outputs):
+                self.emit_many(rows, stream, anchors=[tup])
+                self.ack(tup)
+
+        Once for a batch, in place of acking or failing its inputs one by one (a Tuple built
+        afterwards is acked already). ``outputs`` must have one list per input, in order.
+
+        >>> from heron_core.api import InputBatch
+        >>> class Words(Bolt):
+        ...     outputs = ["word"]
+        ...     def process_batch(self, batch):
+        ...         split = [[[word] for word in line.split()] for (line,) in batch.values]
+        ...         self.emit_and_ack(batch, split)
+        >>> class PrintingCollector:
+        ...     def emit_and_ack(self, batch, outputs, stream):
+        ...         print(len(batch), "inputs:", outputs, "on", stream)
+        >>> bolt = Words()
+        >>> bolt._collector = PrintingCollector()
+        >>> bolt.process_batch(InputBatch("lines", "default", 3, [["to be"], ["or"]]))
+        2 inputs: [[['to'], ['be']], [['or']]] on default
+        """
+        self._collector.emit_and_ack(batch, outputs, stream)
 
     def ack(self, tup: Tuple) -> None:
         """Mark the received ``tup`` processed."""

@@ -139,6 +139,7 @@ class InputBatch:
         "_left",
         "_origin",
         "_received",
+        "_settled",
         "_trees",
         "_tuples",
         "_wrap",
@@ -183,6 +184,7 @@ class InputBatch:
         self._kind = kind
         self._trees = trees
         self._tuples: list[Tuple] | None = None
+        self._settled = False  # every input was acked by Bolt.emit_and_ack, without its Tuple
         self._left = -1  # inputs not yet processed when a paced _each last served
         # set by task hooks for one call of `each`, which then calls wrap(process) instead
         # (each input's own execute latency); None again once used
@@ -303,7 +305,8 @@ class InputBatch:
                 tup._origin = origin
                 tup._received = received
                 if trees is not None:
-                    tup._ackval = 0
+                    # a Tuple built after emit_and_ack acked its input is settled already
+                    tup._ackval = None if self._settled else 0
                     tup._roots = next(trees)
                 if keep is not None:
                     keep.append(tup)

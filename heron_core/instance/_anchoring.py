@@ -14,6 +14,7 @@ Here:
 - :class:`SpoutTree` roots a tree for a spout emit and gives each copy its edge;
 - :class:`Anchored` gives each copy of a bolt's emit one edge per anchor, XORed into the anchor's
   pending value (``Tuple._ackval``) and merged per tree;
+- :class:`InputTree` does the same for an input without a Tuple (a batch's inputs acked whole);
 - :class:`Acker` settles an input: on ack, ``edge ^ pending`` goes to each of its trees; on fail,
   each tree fails.
 
@@ -148,6 +149,35 @@ class SpoutTree(Tree):
         return True
 
 
+def _edges(roots: Any, edge: Id) -> Anchors:
+    """The anchors of a copy whose one anchor belongs to the trees ``roots`` (a Tuple's
+    ``_roots``): ``edge`` in each of them."""
+    if type(roots) is tuple and len(roots) == 1:  # one tree: typed tuple reads, compiled
+        root = roots[0]
+        if type(root) is tuple:
+            return ((root[0], root[1], edge),)
+    return [(spout_task, root, edge) for spout_task, root, _ in roots]
+
+
+class InputTree(Tree):
+    """The anchors of emits anchored to one input that has no Tuple (`BoltCollector.
+    emit_and_ack`): the input's trees, ``roots`` (what its Tuple's ``_roots`` would hold,
+    never empty), and the XOR of the edges of the copies made so far, ``pending`` (its
+    ``_ackval``). One per acker, pointed at each input in turn."""
+
+    __slots__ = ("_ids", "pending", "roots")
+
+    def __init__(self, ids: EdgeIds) -> None:
+        self._ids = ids
+        self.roots: Any = ()
+        self.pending: Id = 0
+
+    def copy(self) -> Anchors:
+        edge = self._ids.next()
+        self.pending ^= edge
+        return _edges(self.roots, edge)
+
+
 class Anchored(Tree):
     """The anchors of a bolt's emit: per copy, one new edge per live anchor. One per acker,
     pointed at each anchored emit's anchors by `Acker.anchored` (an emit never nests). Which
@@ -187,12 +217,7 @@ class Anchored(Tree):
         if anchor is not None:
             edge = self._ids.next()
             anchor._ackval ^= edge
-            roots = anchor._roots
-            if type(roots) is tuple and len(roots) == 1:  # one tree: typed tuple reads
-                root = roots[0]
-                if type(root) is tuple:
-                    return ((root[0], root[1], edge),)
-            return [(spout_task, root, edge) for spout_task, root, _ in roots]
+            return _edges(anchor._roots, edge)
         if not self._live:
             return ()  # no live anchor: an unanchored copy
         ids = self._ids
@@ -226,7 +251,9 @@ class Acker:
         self._maps: dict[int, dict[Id, Id]] = {}  # spout task -> AckSender.acks_of(task)
         self._last_task = -1  # the spout task of the last ack, and its map
         self._last_acks: dict[Id, Id] = {}
-        self._tree = Anchored(self, ids if ids is not None else EdgeIds())
+        ids = ids if ids is not None else EdgeIds()
+        self._tree = Anchored(self, ids)
+        self.input_tree = InputTree(ids)
 
     def anchored(self, anchors: Any) -> Anchored:
         """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them); its
@@ -255,7 +282,12 @@ class Acker:
             self._warn(_WARN_TWICE)
             return
         tup._ackval = None
-        roots = tup._roots
+        self.ack_trees(tup._roots, pending)
+        self.count_ack(tup)
+
+    def ack_trees(self, roots: Any, pending: Id) -> None:
+        """Ack an input of the trees ``roots`` whose children's edges XOR to ``pending``: its
+        edge XOR ``pending`` goes to each tree."""
         one = roots[0] if type(roots) is tuple and len(roots) == 1 else None
         if type(one) is tuple:  # one tree (the usual case): typed tuple reads, compiled
             # pending is 0 for an input without children (a new int saved)
@@ -263,7 +295,6 @@ class Acker:
         else:
             for spout_task, root, value in roots:
                 self._ack_tree(spout_task, root, value ^ pending)
-        self.count_ack(tup)
 
     def _ack_tree(self, spout_task: int, root: Id, value: Id) -> None:
         """XOR ``value`` into the ack entry of ``spout_task``'s tree ``root``."""

@@ -3,10 +3,11 @@ delegate to."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from heron_core.api import DEFAULT_STREAM, Tuple
+from heron_core.api import DEFAULT_STREAM, InputBatch, Tuple
+from heron_core.errors import UserCodeError
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._router import HookedRouter, Router
 
@@ -25,7 +26,9 @@ class BoltCollector:
         self._router = router
         self._acking = router.acking
         self._acker = acker
-        self.ack: Callable[[Tuple], None] = acker.ack if self._acking else acker.count_ack
+        self._ack: Callable[[Tuple], None] = acker.ack if self._acking else acker.count_ack
+        # replaced by a hooked version when a task hook is added (emit_and_ack checks)
+        self.ack: Callable[[Tuple], None] = self._ack
         self.fail: Callable[[Tuple], None] = acker.fail if self._acking else acker.count_fail
 
     def hook_emits(self, report: Callable[[Sequence[Any], str, list[int]], None]) -> None:
@@ -49,6 +52,88 @@ class BoltCollector:
     ) -> None:
         tree = self._acker.anchored(anchors) if anchors and self._acking else None
         self._router.emit_many(rows, stream, tree)
+
+    def emit_and_ack(
+        self, batch: InputBatch, outputs: Any, stream: str | None = DEFAULT_STREAM
+    ) -> None:
+        """Emit ``outputs[i]`` (a list of rows) anchored to input ``i`` of ``batch`` and ack
+        every input (see ``Bolt.emit_and_ack``), serving what is due between two inputs.
+
+        Once the batch's Tuples exist, or a task hook reports acks, each input goes through
+        its Tuple, as ``emit_many`` and ``ack`` do. Else, with acking on, each input is
+        anchored and acked from its trees (`InputTree`, `Acker.ack_trees`); with acking off the
+        rows go out in one ``emit_many`` per served part and the inputs count in
+        ``batch.acked``."""
+        values = batch.values
+        where = self._router.where
+        if type(outputs) is not list and type(outputs) is not tuple:
+            if isinstance(outputs, str | bytes) or not isinstance(outputs, Iterable):
+                raise UserCodeError(
+                    f"{where}: emit_and_ack needs a list with the rows of each input of the "
+                    f"batch, got {type(outputs).__name__}"
+                )
+            outputs = list(outputs)
+        if len(outputs) != len(values):
+            raise UserCodeError(
+                f"{where}: emit_and_ack got {len(outputs)} lists of rows for a batch of "
+                f"{len(values)} inputs from {batch.component!r} on {batch.stream!r}: give one "
+                "list (maybe empty) per input, in the batch's order"
+            )
+        if batch._settled:
+            raise UserCodeError(
+                f"{where}: emit_and_ack called twice for one batch from {batch.component!r} "
+                f"on {batch.stream!r}: its inputs are acked already"
+            )
+        tuples: list[Tuple] | None = None
+        if batch._tuples is not None or self.ack is not self._ack:
+            tuples = batch.tuples()  # (built before the batch counts as settled)
+        batch._settled = True
+        router = self._router
+        due = batch.due
+        count = len(outputs)
+        if tuples is not None:
+            for i in range(count):
+                tup = tuples[i]
+                self.emit_many(outputs[i], stream, (tup,))
+                self.ack(tup)
+                if due[0]:
+                    batch._left = count - i - 1
+                    batch.serve()
+            return
+        trees: Any = batch._trees  # each input's trees; None: acking off (or no instance)
+        if trees is None:
+            out: list[Any] = []
+            for i in range(count):
+                rows = outputs[i]
+                if type(rows) is not list and type(rows) is not tuple:
+                    rows = router._many(rows, stream)[1]
+                out.extend(rows)
+                if due[0]:  # send what was emitted so far first
+                    router.emit_many(out, stream, None)
+                    out = []
+                    batch._left = count - i - 1
+                    batch.serve()
+            router.emit_many(out, stream, None)
+            batch.acked += count
+            return
+        acker = self._acker
+        tree = acker.input_tree
+        for i in range(count):
+            roots = trees[i]
+            if roots:
+                tree.roots = roots
+                tree.pending = 0
+                router.emit_many(outputs[i], stream, tree)
+                acker.ack_trees(roots, tree.pending)
+            else:  # an input outside any tree: its children are unanchored
+                router.emit_many(outputs[i], stream, None)
+            if due[0]:
+                batch._left = count - i - 1
+                batch.serve()
+        stats = batch._origin
+        if stats is not None:
+            stats.acked += count
+            stats.received_s += count * batch._received
 
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's

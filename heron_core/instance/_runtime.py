@@ -353,7 +353,7 @@ class InstanceRuntime:
         # Bind the collector's methods onto the user's object where its class keeps the base
         # class's delegating ones: one Python call less per emit, ack and fail.
         base = Spout if self.is_spout else Bolt
-        names = ("emit",) if self.is_spout else ("emit", "emit_many", "ack", "fail")
+        names = ("emit",) if self.is_spout else ("emit", "emit_many", "emit_and_ack", "ack", "fail")
         self._bound = tuple(
             name for name in names if getattr(type(self.component), name) is getattr(base, name)
         )
@@ -850,7 +850,8 @@ class InstanceRuntime:
                 raise UserCodeError(
                     f"{self._where}: process_batch counted {settled} inputs acked or failed "
                     "in the batch, but acking is on: ack or fail each input's Tuple "
-                    "(batch.tuples()) so that its tuple trees complete"
+                    "(batch.tuples()) so that its tuple trees complete, or settle the batch "
+                    "with emit_and_ack(batch, outputs)"
                 )
             if settled:
                 stats.acked += inputs.acked

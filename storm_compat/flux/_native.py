@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from heron_core.api import Bolt, Spout, Stream
+from heron_core.api import Bolt, InputBatch, Spout, Stream
 from heron_core.api import Tuple as NativeTuple
+from heron_core.errors import UserCodeError
 from storm_compat.spout import SpoutOutputCollector
 from storm_compat.task import OutputCollector, TopologyContext
 from storm_compat.topology import IRichBolt, IRichSpout, OutputFieldsDeclarer
@@ -77,6 +78,21 @@ class _BoltCollector:
         anchors = list(anchors or ())
         for tup in rows:
             self.emit(tup, stream, anchors, None, False)
+
+    def emit_and_ack(
+        self, batch: InputBatch, outputs: Sequence[Iterable[Sequence[Any]]], stream: str
+    ) -> None:
+        """Each input's rows anchored to it, then every input acked (``Bolt.emit_and_ack``),
+        through the Storm collector."""
+        tuples, outputs = batch.tuples(), list(outputs)
+        if len(outputs) != len(tuples):
+            raise UserCodeError(
+                f"emit_and_ack got {len(outputs)} lists of rows for a batch of {len(tuples)} "
+                f"inputs from {batch.component!r} on {batch.stream!r}: give one per input"
+            )
+        for tup, rows in zip(tuples, outputs, strict=True):
+            self.emit_many(rows, stream, [tup])
+            self.ack(tup)
 
     def ack(self, tup: NativeTuple) -> None:
         self._out.ack(Tuple(tup, _NO_FIELDS))

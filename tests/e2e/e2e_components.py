@@ -177,6 +177,29 @@ class BatchBolt(Bolt, _Log):
         self.write(call="process")
 
 
+class EmitAndAckBolt(Bolt, _Log):
+    """Takes whole batches and settles each with one ``emit_and_ack``: each number n goes out
+    as [n] and [n + count] (two children anchored to it), except multiples of 7, which have
+    none. Logs each call."""
+
+    outputs = ["n"]
+
+    def __init__(self, directory: str, count: int) -> None:
+        self.directory = directory
+        self.count = count
+
+    def initialize(self, config: dict[str, Any], context: Any) -> None:
+        self.open_log(self.directory, "batch", context.get_task_id())
+
+    def process_batch(self, batch: InputBatch) -> None:
+        self.write(call="batch", size=len(batch), source=batch.component, tracked=batch.tracked)
+        outputs = [[] if n % 7 == 0 else [[n], [n + self.count]] for (n,) in batch.values]
+        self.emit_and_ack(batch, outputs)
+
+    def process(self, tup: Tuple) -> None:
+        self.write(call="process")
+
+
 class FastSpout(Spout):
     """Emits ``count`` numbers, each with ``payload`` bytes of text, as fast as it is allowed
     to (no message ids)."""

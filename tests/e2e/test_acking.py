@@ -14,6 +14,7 @@ import pytest
 from e2e_components import (  # type: ignore[import-not-found]
     AckingSink,
     BatchBolt,
+    EmitAndAckBolt,
     FastSpout,
     FlakyBolt,
     NumberSpout,
@@ -217,6 +218,39 @@ def test_a_bolt_that_takes_whole_batches_settles_their_inputs(
         )
         assert run.counter("middle", "__fail-count") == count - len(expected)
         assert run.counter("middle", "__execute-count") == count
+
+
+@pytest.mark.parametrize("acking", [False, True], ids=["acking-off", "acking-on"])
+def test_a_bolt_that_settles_whole_batches_with_emit_and_ack_completes_every_tree(
+    home: Path, code: Path, tmp_path: Path, acking: bool
+) -> None:
+    """``emit_and_ack`` anchors each input's rows to it and acks the batch: with acking on,
+    every tree (the number, its two children and their acks by the sink) completes once; in
+    both modes the sink gets every row and the bolt's ack count is its input count."""
+    out, count = tmp_path / "out", 1000
+    b = TopologyBuilder("emit_and_ack")
+    spout = b.add_spout("numbers", NumberSpout(count, str(out)), par=2)
+    middle = b.add_bolt(
+        "middle", EmitAndAckBolt(str(out), count), par=2, inputs={spout: Grouping.SHUFFLE}
+    )
+    b.add_bolt("sink", AckingSink(str(out)), par=2, inputs={middle: Grouping.fields("n")})
+    config = RELIABLE if acking else {"topology.acker.executors": 0}
+    with TopologyRun(b.build(), heron_home=home, code_root=code, config=config) as run:
+        acks = wait_all_acked(run, out, count)
+        assert set(acks) == set(range(count)) and max(acks.values()) == 1
+        assert not [r for r in read_log(out, "spout") if "fail" in r]
+        expected = {m for n in range(count) if n % 7 for m in (n, n + count)}
+        run.wait_until(lambda: len(read_log(out, "sink")) >= len(expected), "the sink's inputs")
+        assert sorted(r["n"] for r in read_log(out, "sink")) == sorted(expected)
+        assert {r["tracked"] for r in read_log(out, "batch")} == {acking}
+        run.wait_until(
+            lambda: run.counter("middle", "__ack-count") == count, "every input of the middle acked"
+        )
+        assert run.counter("middle", "__fail-count") == 0
+        if acking:
+            run.wait_until(
+                lambda: run.counter("__stmgr__", "__trees_tracked") == 0, "no tree left tracked"
+            )
 
 
 def test_a_batch_counted_settled_with_acking_on_ends_the_task_with_a_clear_error(

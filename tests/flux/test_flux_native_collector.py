@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from heron_core.api import Bolt, Tuple
+import pytest
+
+from heron_core.api import Bolt, InputBatch, Tuple
+from heron_core.errors import UserCodeError
 from storm_compat.flux._native import _BoltCollector
 
 
@@ -42,3 +45,28 @@ def test_emit_many_is_one_storm_emit_per_row_with_the_same_anchors() -> None:
         ("emit", "default", [line], ["be"]),
         ("ack", line),
     ]
+
+
+class BatchWords(Bolt):
+    outputs = ["word"]
+
+    def process_batch(self, batch: InputBatch) -> None:
+        self.emit_and_ack(batch, [[[word] for word in line.split()] for (line,) in batch.values])
+
+
+def test_emit_and_ack_is_each_inputs_storm_emits_then_its_ack() -> None:
+    out = StormOut()
+    bolt = BatchWords()
+    bolt._collector = _BoltCollector(out)  # type: ignore[arg-type]
+    batch = InputBatch("lines", "default", 3, [["to be"], ["or"]])
+    bolt.process_batch(batch)
+    first, second = batch.tuples()
+    assert out.calls == [
+        ("emit", "default", [first], ["to"]),
+        ("emit", "default", [first], ["be"]),
+        ("ack", first),
+        ("emit", "default", [second], ["or"]),
+        ("ack", second),
+    ]
+    with pytest.raises(UserCodeError, match="got 1 lists of rows for a batch of 2 inputs"):
+        bolt.emit_and_ack(batch, [[]])
