@@ -66,16 +66,19 @@ class BoltCollector:
         ``batch.acked``."""
         values = batch.values
         where = self._router.where
-        if type(outputs) is not list and type(outputs) is not tuple:
+        groups: list[Any]  # compiled: indexed as a list, without boxing the index
+        if type(outputs) is list:
+            groups = outputs
+        else:
             if isinstance(outputs, str | bytes) or not isinstance(outputs, Iterable):
                 raise UserCodeError(
                     f"{where}: emit_and_ack needs a list with the rows of each input of the "
                     f"batch, got {type(outputs).__name__}"
                 )
-            outputs = list(outputs)
-        if len(outputs) != len(values):
+            groups = list(outputs)
+        if len(groups) != len(values):
             raise UserCodeError(
-                f"{where}: emit_and_ack got {len(outputs)} lists of rows for a batch of "
+                f"{where}: emit_and_ack got {len(groups)} lists of rows for a batch of "
                 f"{len(values)} inputs from {batch.component!r} on {batch.stream!r}: give one "
                 "list (maybe empty) per input, in the batch's order"
             )
@@ -87,14 +90,15 @@ class BoltCollector:
         tuples: list[Tuple] | None = None
         if batch._tuples is not None or self.ack is not self._ack:
             tuples = batch.tuples()  # (built before the batch counts as settled)
-        batch._settled = True
         router = self._router
+        router.route(stream)  # an undeclared stream raises before anything is acked
+        batch._settled = True
         due = batch.due
-        count = len(outputs)
+        count = len(groups)
         if tuples is not None:
             for i in range(count):
                 tup = tuples[i]
-                self.emit_many(outputs[i], stream, (tup,))
+                self.emit_many(groups[i], stream, (tup,))
                 self.ack(tup)
                 if due[0]:
                     batch._left = count - i - 1
@@ -104,7 +108,7 @@ class BoltCollector:
         if trees is None:
             out: list[Any] = []
             for i in range(count):
-                rows = outputs[i]
+                rows = groups[i]
                 if type(rows) is not list and type(rows) is not tuple:
                     rows = router._many(rows, stream)[1]
                 out.extend(rows)
@@ -123,10 +127,10 @@ class BoltCollector:
             if roots:
                 tree.roots = roots
                 tree.pending = 0
-                router.emit_many(outputs[i], stream, tree)
+                router.emit_many(groups[i], stream, tree)
                 acker.ack_trees(roots, tree.pending)
             else:  # an input outside any tree: its children are unanchored
-                router.emit_many(outputs[i], stream, None)
+                router.emit_many(groups[i], stream, None)
             if due[0]:
                 batch._left = count - i - 1
                 batch.serve()

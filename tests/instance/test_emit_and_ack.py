@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from test_emit_many import STREAMS, Middle, collector, decoded_batches
 
 from heron_core.api import InputBatch
-from heron_core.errors import HeronError, UserCodeError
+from heron_core.errors import EmitTypeError, HeronError, UserCodeError
 from heron_core.instance._anchoring import InputStats
 from heron_core.instance._bolt import BoltCollector
 
@@ -171,6 +171,19 @@ def test_outputs_that_do_not_match_the_batch_are_a_clear_error(outputs: Any, mes
     assert "topology 't', component 'bolt', task 2" in str(raised.value)
     assert message in str(raised.value)
     assert not ack_entries(bolt) and not batch._settled  # nothing acked: it may be retried
+
+
+@pytest.mark.parametrize("acking", [False, True], ids=["acking-off", "acking-on"])
+def test_an_undeclared_stream_or_a_bad_row_is_the_emits_error(acking: bool) -> None:
+    bolt, _ = collector(acking)
+    batch = batch_of([[1], [2]], acking)
+    with pytest.raises(UserCodeError, match="emitted on stream 'nope'"):
+        bolt.emit_and_ack(batch, [[], []], "nope")
+    assert not batch._settled and not ack_entries(bolt)  # nothing acked: it may be retried
+    with pytest.raises(EmitTypeError, match=r"needs a list \(or an iterable\) of rows"):
+        bolt.emit_and_ack(batch, [[["a"]], "b"])
+    with pytest.raises(EmitTypeError, match="needs a list or tuple of values, got str"):
+        bolt.emit_and_ack(batch_of([[1]], acking), [[["a"], "b"]])
 
 
 def test_outputs_may_be_any_iterable_of_lists_of_rows() -> None:
