@@ -64,7 +64,7 @@ class BoltCollector:
         anchored and acked from its trees (`InputTree`, `Acker.ack_trees`); with acking off the
         rows go out in one ``emit_many`` per served part and the inputs count in
         ``batch.acked``."""
-        values = batch.values
+        inputs = len(batch.values)
         where = self._router.where
         groups: list[Any]  # compiled: indexed as a list, without boxing the index
         if type(outputs) is list:
@@ -76,10 +76,10 @@ class BoltCollector:
                     f"batch, got {type(outputs).__name__}"
                 )
             groups = list(outputs)
-        if len(groups) != len(values):
+        if len(groups) != inputs:
             raise UserCodeError(
                 f"{where}: emit_and_ack got {len(groups)} lists of rows for a batch of "
-                f"{len(values)} inputs from {batch.component!r} on {batch.stream!r}: give one "
+                f"{inputs} inputs from {batch.component!r} on {batch.stream!r}: give one "
                 "list (maybe empty) per input, in the batch's order"
             )
         if batch._settled:
@@ -111,8 +111,8 @@ class BoltCollector:
                 rows = groups[i]
                 if type(rows) is list:
                     listed: list[Any] = rows
-                    for values in listed:  # (compiled: faster than extend, a slice assignment)
-                        out.append(values)
+                    for row in listed:  # (compiled: faster than extend, a slice assignment)
+                        out.append(row)
                 else:
                     out.extend(router._many(rows, stream)[1])
                 if due[0]:  # send what was emitted so far first
