@@ -113,6 +113,25 @@ class SleepyBolt(Bolt):
         self.ack(tup)
 
 
+class GatedBolt(Bolt):
+    """Passes numbers below ``gate`` on at once (anchored, then acked); a number at or above it
+    waits in ``process`` until the file ``release`` exists, so a test can act while the stream
+    is held mid-way, whatever the machine's speed."""
+
+    outputs = ["n"]
+
+    def __init__(self, gate: int, release: str) -> None:
+        self.gate = gate
+        self.release = Path(release)
+
+    def process(self, tup: Tuple) -> None:
+        n = tup.values[0]
+        while n >= self.gate and not self.release.exists():
+            time.sleep(0.01)
+        self.emit([n], anchors=[tup])
+        self.ack(tup)
+
+
 class AckingSink(Bolt, _Log):
     """Logs every number it receives, then acks it."""
 

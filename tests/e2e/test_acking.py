@@ -17,6 +17,7 @@ from e2e_components import (  # type: ignore[import-not-found]
     EmitAndAckBolt,
     FastSpout,
     FlakyBolt,
+    GatedBolt,
     NumberSpout,
     SleepyBolt,
     SlowThenFastBolt,
@@ -97,16 +98,19 @@ def test_trees_that_time_out_fail_once_and_their_replays_complete(
 
 
 def test_killing_a_bolt_mid_stream_loses_nothing(home: Path, code: Path, tmp_path: Path) -> None:
-    out, count = tmp_path / "out", 3000
+    """The middle bolts hold every number from 1000 on until ``release`` exists, so the kill
+    always lands mid-stream, with one of the killed bolt's tuples in its hands."""
+    out, count, release = tmp_path / "out", 3000, tmp_path / "release"
     config = {**RELIABLE, "topology.max.spout.pending": 100, "topology.message.timeout.secs": 5}
-    with TopologyRun(
-        chain(count, out, FlakyBolt(0.0)), heron_home=home, code_root=code, config=config
-    ) as run:
+    plan = chain(count, out, GatedBolt(1000, str(release)))
+    with TopologyRun(plan, heron_home=home, code_root=code, config=config) as run:
         run.wait_until(lambda: len(acked_ids(out)) > 500, "500 acks")
-        run.kill_instance("middle", 0)
+        pid = run.kill_instance("middle", 0)
+        run.wait_until(lambda: f"(pid {pid}) exited" in run.logs()["executor-1"], "the kill seen")
+        assert len(acked_ids(out)) <= 1000, "the gate let numbers from 1000 on through"
+        release.touch()
         acks = wait_all_acked(run, out, count)
         assert set(acks) == set(range(count)) and max(acks.values()) == 1
-        assert "exited" in run.logs()["executor-1"]
 
 
 @pytest.mark.parametrize(("limit", "count"), [(1, 150), (10, 1500), (1000, 6000)])
