@@ -13,7 +13,11 @@ import psutil
 import pytest
 
 from heron_core.testing.processes import processes_mentioning
-from heron_core.testing.spark import SparkClusterError, SparkStandaloneCluster
+from heron_core.testing.spark import (
+    QUICK_START_JAVA_OPTIONS,
+    SparkClusterError,
+    SparkStandaloneCluster,
+)
 from heron_core.testing.zookeeper import ZooKeeperServer, ZooKeeperServerError
 
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
@@ -105,8 +109,13 @@ def _zk_state_config(server: ZooKeeperServer) -> dict[str, Any]:
 def spark_cluster() -> Iterator[SparkStandaloneCluster]:
     """A real Spark standalone cluster (a master and two 2-core workers on loopback, from the
     pip ``pyspark``) for the whole session; fails (never skips) when PySpark or Java is
-    missing. Tests should take :func:`spark` rather than this."""
-    cluster = SparkStandaloneCluster(workers=2, cores=2, memory="2g")
+    missing. Its JVMs start with :data:`QUICK_START_JAVA_OPTIONS` (the client compiler only,
+    one GC thread), as the applications the tests submit do (`spark_support.QUICK_JVMS`): on
+    CI's two cores the server compiler's threads cost more CPU than these short runs gain.
+    Tests should take :func:`spark` rather than this."""
+    cluster = SparkStandaloneCluster(
+        workers=2, cores=2, memory="2g", java_options=QUICK_START_JAVA_OPTIONS
+    )
     try:
         cluster.start()
     except SparkClusterError as exc:

@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 from spark_support import (
+    SPARK_CONF,
     SparkTopologyRun,
     assert_exact,
     container_processes,
@@ -74,8 +75,6 @@ pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
 NAME = "xhosts"
 SENTENCES = 300
 HOSTS = 3  # one per container: the topology manager's and two stream managers'
-SPARK_CONF = "heron.scheduler.spark.conf.spark."
-JVMS = ("driver", "executor")
 
 
 def _failed_since(request: pytest.FixtureRequest, failures: int) -> bool:
@@ -181,7 +180,6 @@ def test_word_count_runs_across_three_hosts_and_kill_leaves_nothing(
         f"sparktest.sentences={SENTENCES}",
         f"{SPARK_CONF}driver.host={network.gateway}",
         "heron.scheduler.spark.slots.timeout.secs=180",
-        *(f"{SPARK_CONF}{jvm}.extraJavaOptions={QUICK_START_JAVA_OPTIONS}" for jvm in JVMS),
     )
     assert submitted.returncode == 0, submitted.stderr
     ident = topology_id(submitted)

@@ -24,6 +24,7 @@ from spark_frontend_support import (
 from spark_support import (  # noqa: F401 - spark_run is a fixture
     COMMAND_TIMEOUT,
     HERON,
+    QUICK_JVMS,
     SparkTopologyRun,
     container_processes,
     spark_env,
@@ -90,6 +91,7 @@ def test_sparse_submit_to_a_spark_environment_counts_until_killed(
                 "heron.statemgr.root.path": zk["heron.statemgr.root.path"],
                 "heron.scheduler.spark.conf.spark.ui.enabled": False,
                 "heron.scheduler.spark.conf.spark.master.ui.port": ui_port(spark),
+                **QUICK_JVMS,
             },
         },
     )

@@ -18,6 +18,7 @@ from spark_frontend_support import assert_nothing_left, containers_logged_on_fai
 from spark_frontend_support import ui_port as master_ui_port
 from spark_support import (  # noqa: F401 - spark_run is a fixture
     COMMAND_TIMEOUT,
+    QUICK_JVMS,
     SparkTopologyRun,
     assert_exact,
     container_processes,
@@ -53,6 +54,7 @@ def test_storm_submitter_runs_a_word_count_on_the_cluster_until_killed(
         "heron.statemgr.root.path": spark_run.zk["heron.statemgr.root.path"],
         "heron.scheduler.spark.conf.spark.ui.enabled": False,
         "heron.scheduler.spark.conf.spark.master.ui.port": master_ui_port(spark),
+        **QUICK_JVMS,
         "sparktest.out": str(spark_run.out),
         "sparktest.sentences": SENTENCES,
     }
