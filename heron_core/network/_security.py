@@ -35,16 +35,17 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import zmq
 import zmq.auth
-from zmq.auth.thread import ThreadAuthenticator
-from zmq.utils.monitor import recv_monitor_message
 
 from heron_core.config import setting
 from heron_core.errors import ConfigurationError
 from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY, max_frame_bytes
+
+if TYPE_CHECKING:
+    from zmq.auth.thread import ThreadAuthenticator
 
 __all__ = ["CURVE_KEY", "KEYS_DIR", "TopologyKeys", "Transport", "curve_enabled"]
 
@@ -184,6 +185,11 @@ class _ConnectionWatch(threading.Thread):
         secure: bool,
     ) -> None:
         super().__init__(name=f"connections-{what}", daemon=True)
+        # imported here, as ThreadAuthenticator is in Transport.server: pyzmq's monitor module
+        # imports zmq.asyncio, hence asyncio, which a process with no server socket never needs
+        from zmq.utils.monitor import recv_monitor_message
+
+        self._receive = recv_monitor_message
         self._monitor = monitor
         self._handshake = "CURVE handshake with the topology's key" if secure else "ZMTP handshake"
         self._owner = owner
@@ -201,7 +207,7 @@ class _ConnectionWatch(threading.Thread):
             while not self._stopping.is_set():
                 if not self._monitor.poll(_WATCH_POLL_MS):
                     continue
-                self.on_event(recv_monitor_message(self._monitor))
+                self.on_event(self._receive(self._monitor))
         except zmq.ZMQError as exc:  # the context is going away
             log.debug("%s: connection watch of %s ended: %s", self._owner, self._what, exc)
         finally:
@@ -329,6 +335,10 @@ class Transport:
             )
             return sock
         if self._auth is None:
+            # imported here: a process with no CURVE server (a metrics manager, an executor)
+            # never loads pyzmq's authenticator and the asyncio it imports (about 30 ms)
+            from zmq.auth.thread import ThreadAuthenticator
+
             self._auth = ThreadAuthenticator(self._context, log=log.getChild("zap"))
             self._auth.start()
             admit = _OnlyTopology(self.keys.public, self._owner)
