@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import Sequence
-from importlib.metadata import entry_points, version
+from typing import TYPE_CHECKING
 
 import click
 
@@ -24,6 +24,9 @@ from heron_core.cli._tracker import tracker_command
 from heron_core.cli._ui import ui_command
 from heron_core.cli._update import update_command
 from heron_core.errors import HeronError
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = ["cli", "main"]
 
@@ -40,13 +43,21 @@ class _Verbs(click.Group):
     whose module cannot be imported is left out of ``--help``; asked for by name, it is an
     error that says why (a missing extra, typically) instead of "No such command"."""
 
+    @staticmethod
+    def _entries() -> list[EntryPoint]:
+        """The entries of `COMMANDS_GROUP` (importlib.metadata is imported here, not when the
+        module is: a built-in verb never reads the installed distributions)."""
+        from importlib.metadata import entry_points
+
+        return list(entry_points(group=COMMANDS_GROUP))
+
     def _extra(self, name: str) -> click.Command | None:
         """The registered verb ``name``, None when there is none.
 
         Raises:
             click.UsageError: it is registered but cannot be loaded.
         """
-        for entry in entry_points(group=COMMANDS_GROUP):
+        for entry in self._entries():
             if entry.name == name:
                 try:
                     command = entry.load()
@@ -60,7 +71,7 @@ class _Verbs(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         extra = []
-        for entry in entry_points(group=COMMANDS_GROUP):
+        for entry in self._entries():
             with contextlib.suppress(click.UsageError):
                 if self._extra(entry.name):
                     extra.append(entry.name)
@@ -72,8 +83,9 @@ class _Verbs(click.Group):
 
 @click.group(cls=_Verbs, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(
-    version("heron-storm"),
+    None,
     "--version",
+    package_name="heron-storm",  # read when --version is given
     prog_name="heron",
     message="%(prog)s %(version)s",
     help="Print the version and exit.",
