@@ -5,9 +5,9 @@ submit-to-first-tuple time); and `record_start`, which every front end's spout c
 
 from __future__ import annotations
 
-import json
 import os
 import time
+from array import array
 from pathlib import Path
 from typing import Any
 
@@ -30,12 +30,30 @@ def record_time(path: Path) -> None:
     os.replace(partial, path)  # readers never see half a file
 
 
+LATENCY_FILE_PREFIX = "latency-"
+"""A reliable `CorpusSpout` writes ``<directory>/latency-<task>.bin`` when its last tree
+completes."""
+
+
+def read_latencies(directory: Path) -> list[tuple[float, array[float]]]:
+    """(time of the last ack, complete latencies in s) of each spout task that wrote its file
+    to ``directory`` so far."""
+    recorded = []
+    for path in directory.glob(f"{LATENCY_FILE_PREFIX}*.bin"):
+        values = array("d")
+        values.frombytes(path.read_bytes())
+        recorded.append((values[0], values[1:]))
+    return recorded
+
+
 class CorpusSpout(Spout):
     """Emits its share of ``sentences(total, seed)`` once: one tuple per sentence, or with
     ``words`` one tuple per word. With ``reliable``, each tuple has its index as message id;
     with ``rate`` (tuples/s for the whole component), emits are paced. Calls `record_start`;
-    when every tree of a reliable spout completed, writes the complete latencies (s) and the
-    time of the last ack (``time.time()``) to ``<directory>/latency-<task>.json``. With
+    when every tree of a reliable spout completed, writes the time of the last ack
+    (``time.time()``) and the complete latencies (s) to ``<directory>/latency-<task>.bin``, as
+    native doubles (`read_latencies`: a write of a few milliseconds, where JSON took 0.18 s of
+    the spout's CPU for 200,000 trees, inside the CPU meter's window). With
     ``corpus`` (a file holding at least ``total`` sentences, one a line: ``sentences(total,
     seed)`` written out by the driver), the spout reads its sentences there instead of
     generating them, which takes it 0.6-1 s for 100,000
@@ -72,7 +90,7 @@ class CorpusSpout(Spout):
         self.interval = len(tasks) / self.rate if self.rate else 0.0
         self.position = 0
         self.started: dict[int, float] = {}
-        self.latencies: list[float] = []
+        self.latencies = array("d")
         self.next_at = 0.0
 
     def next_tuple(self) -> None:
@@ -102,10 +120,12 @@ class CorpusSpout(Spout):
             return
         self.latencies.append(time.perf_counter() - start)
         if len(self.latencies) == len(self.mine):
-            path = Path(self.directory) / f"latency-{self.task}.json"
+            path = Path(self.directory) / f"{LATENCY_FILE_PREFIX}{self.task}.bin"
             partial = path.with_suffix(".partial")
             done = time.time()  # the time of the last ack: the run's end, without polling
-            partial.write_text(json.dumps({"done": done, "latencies": self.latencies}))
+            with partial.open("wb") as out:
+                array("d", [done]).tofile(out)
+                self.latencies.tofile(out)
             os.replace(partial, path)  # readers never see half a file
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import copy
 import functools
-import json
 import shutil
 import statistics
 import tempfile
@@ -23,6 +22,7 @@ from bench_components import (
     IdentityBolt,
     StatefulCorpusSpout,
     StatefulCountBolt,
+    read_latencies,
 )
 from bench_meters import CpuMeter, ProcessKinds, RssSampler, with_descendants
 from bench_report import ROOT, Result, WrongResult
@@ -303,9 +303,9 @@ def _all_acked(run: TopologyRun, directory: Path, trees: int) -> float:
     deadline = time.monotonic() + 900
     next_check = time.monotonic() + 1.0
     while True:
-        recorded = [json.loads(p.read_text()) for p in directory.glob("latency-*.json")]
-        if recorded and sum(len(r["latencies"]) for r in recorded) >= trees:
-            return max(r["done"] for r in recorded)
+        recorded = read_latencies(directory)
+        if recorded and sum(len(latencies) for _, latencies in recorded) >= trees:
+            return max(done for done, _ in recorded)
         now = time.monotonic()
         if now >= next_check:  # metrics come once a second in a paced run
             next_check = now + 1.0
@@ -340,11 +340,11 @@ def _latency(directory: Path, trees: int) -> tuple[float, float]:
     """p50 and p99 (ms) of the complete latencies the spouts wrote to ``directory``, after
     warm-up: the first ``WARMUP`` of each spout's trees, in completion order, are left out."""
     deadline = time.monotonic() + 60
-    while not any(directory.glob("latency-*.json")):
+    while not (found := read_latencies(directory)):
         if time.monotonic() > deadline:
             raise TimeoutError(f"no latency file in {directory} within 60 s of the last ack")
         time.sleep(0.1)
-    recorded = [json.loads(p.read_text())["latencies"] for p in directory.glob("latency-*.json")]
+    recorded = [latencies for _, latencies in found]
     if sum(map(len, recorded)) != trees:
         raise WrongResult(
             f"{sum(map(len, recorded)):,} complete latencies recorded, expected {trees:,}"
