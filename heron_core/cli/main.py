@@ -59,21 +59,34 @@ class _Verbs(click.Group):
         """
         for entry in self._entries():
             if entry.name == name:
-                try:
-                    command = entry.load()
-                except Exception as exc:
-                    raise click.UsageError(
-                        f"'heron {name}' is registered ({entry.value}) but cannot be loaded: "
-                        f"{type(exc).__name__}: {exc}"
-                    ) from None
-                return command if isinstance(command, click.Command) else None
+                return self._load(entry)
         return None
+
+    @staticmethod
+    def _load(entry: EntryPoint) -> click.Command | None:
+        """The verb ``entry`` registers, None when it is not a click command.
+
+        Raises:
+            click.UsageError: it cannot be loaded.
+        """
+        try:
+            command = entry.load()
+        except Exception as exc:
+            raise click.UsageError(
+                f"'heron {entry.name}' is registered ({entry.value}) but cannot be loaded: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        return command if isinstance(command, click.Command) else None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         extra = []
-        for entry in self._entries():
+        seen: set[str] = set()
+        for entry in self._entries():  # read once; the first entry of a name is the verb
+            if entry.name in seen:
+                continue
+            seen.add(entry.name)
             with contextlib.suppress(click.UsageError):
-                if self._extra(entry.name):
+                if self._load(entry):
                     extra.append(entry.name)
         return sorted({*super().list_commands(ctx), *extra})
 

@@ -22,14 +22,15 @@ import pytest
 from kazoo.client import KazooClient
 from spark_word_count import expected_counts, read_log
 
+from heron_core.config import SPARK_CONF_PREFIX
 from heron_core.testing.processes import isolated_home
 from heron_core.testing.spark import QUICK_START_JAVA_OPTIONS
 
 HERON = str(Path(sys.executable).with_name("heron"))
 TOPOLOGY = Path(__file__).with_name("spark_word_count.py")
 COMMAND_TIMEOUT = 300
-SPARK_CONF = "heron.scheduler.spark.conf.spark."
-"""The prefix of the config keys the Spark scheduler hands to Spark (``spark.`` keys)."""
+SPARK_CONF = f"{SPARK_CONF_PREFIX.prefix}spark."
+"""The prefix of the config keys the Spark scheduler hands to Spark as ``spark.`` properties."""
 QUICK_JVMS = {
     f"{SPARK_CONF}{jvm}.extraJavaOptions": QUICK_START_JAVA_OPTIONS
     for jvm in ("driver", "executor")
