@@ -9,7 +9,7 @@ from typing import Any
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
 from heron_core.instance._acking import AckSender
-from heron_core.instance._anchoring import Acker
+from heron_core.instance._anchoring import Acker, runs_of
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import Router
@@ -29,6 +29,12 @@ class Sink(Bolt):
     pass
 
 
+def copies(batch: tuple_pb2.TupleBatch) -> list[Any]:
+    """The anchors of each copy of a sent ``batch`` (acking on): its runs, one entry per copy
+    (the copies of a run share their anchors)."""
+    return runs_of(marshal.loads(batch.roots), batch.count)[0]
+
+
 class Wire:
     """What the collector sends: each data batch as (task, stream, rows, roots)."""
 
@@ -37,7 +43,7 @@ class Wire:
 
     def send_data(self, task: int, batch: bytes) -> None:
         decoded = tuple_pb2.TupleBatch.FromString(batch)
-        roots = marshal.loads(decoded.roots) if decoded.roots else None
+        roots = copies(decoded) if decoded.roots else None
         self.batches.append((task, decoded.stream, marshal.loads(decoded.values), roots))
 
     def send(self, frames: Any) -> None:

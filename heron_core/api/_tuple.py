@@ -45,6 +45,7 @@ class Tuple:
 
     __slots__ = (
         "_ackval",
+        "_edgerun",
         "_origin",
         "_received",
         "_roots",
@@ -73,12 +74,15 @@ class Tuple:
         self.values = values
         # Kernel-private state, set by the instance process, never read by users: the
         # (spout task, root key, edge value) triples of the trees this tuple belongs to, and the
-        # XOR of the edges of the tuples anchored to it (None once it is acked or failed); the
-        # counters of its input stream and when the instance got it (perf_counter), for the ack
-        # and fail counts and latencies. The instance builds received tuples without calling
-        # __init__, setting only what its acking mode reads.
+        # XOR of the edges of the tuples anchored to it (None once it is acked or failed), and
+        # the run of copies it came in, which share its edges (None: its edges are its own;
+        # heron_core.instance._anchoring); the counters of its input stream and when the
+        # instance got it (perf_counter), for the ack and fail counts and latencies. The
+        # instance builds received tuples without calling __init__, setting only what its
+        # acking mode reads.
         self._roots: Any = ()
         self._ackval: Any = 0
+        self._edgerun: Any = None
         self._origin: Any = None
         self._received: float = 0.0
 
@@ -139,6 +143,7 @@ class InputBatch:
         "_left",
         "_origin",
         "_received",
+        "_runs",
         "_settled",
         "_trees",
         "_tuples",
@@ -170,6 +175,7 @@ class InputBatch:
         trees: Sequence[Any] | None = None,
         due: list[bool] | None = None,
         serve: Callable[[], None] | None = None,
+        runs: Sequence[Any] | None = None,
     ) -> None:
         self.component = component
         self.stream = stream
@@ -178,11 +184,13 @@ class InputBatch:
         self.acked = 0
         self.failed = 0
         # Kernel-private, as in Tuple: the stream's counters, the receipt time, the tuple
-        # class, and with acking on each input's trees (its Tuple's _roots; None: acking off).
+        # class, and with acking on each input's trees (its Tuple's _roots; None: acking off)
+        # and run (its Tuple's _edgerun; None: every input's edges are its own).
         self._origin = origin
         self._received = received
         self._kind = kind
         self._trees = trees
+        self._runs = runs
         self._tuples: list[Tuple] | None = None
         self._settled = False  # every input was acked by Bolt.emit_and_ack, without its Tuple
         self._left = -1  # inputs not yet processed when a paced _each last served
@@ -275,17 +283,21 @@ class InputBatch:
         new = _allocator(kind)
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
-        trees = None
+        trees = runs = None
         if built is not None:
             inputs: Iterator[Any] = iter(built)
         else:
             if self._trees is not None:
                 trees = iter(self._trees)
-                if len(self._trees) != len(self.values):
+                if len(self._trees) != len(self.values) or (
+                    self._runs is not None and len(self._runs) != len(self.values)
+                ):
                     raise ValueError(
                         f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
                         f"{len(self._trees)} tuple trees"
                     )
+                if self._runs is not None:
+                    runs = iter(self._runs)
             inputs = iter(self.values if rows is None else rows)
         direct = kind is Tuple and _COMPILED
         tup: Tuple  # compiled: its slots are struct fields
@@ -308,6 +320,7 @@ class InputBatch:
                     # a Tuple built after emit_and_ack acked its input is settled already
                     tup._ackval = None if self._settled else 0
                     tup._roots = next(trees)
+                    tup._edgerun = None if runs is None else next(runs)
                 if keep is not None:
                     keep.append(tup)
             process(tup)

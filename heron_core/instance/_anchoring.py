@@ -18,24 +18,40 @@ Here:
 - :class:`Acker` settles an input: on ack, ``edge ^ pending`` goes to each of its trees; on fail,
   each tree fails.
 
-The router (`heron_core.instance._router`) asks a tree for the anchors of each copy it sends
-(``copy``), after it has chosen the destinations, so an emit that fails its checks changes no
-tree.
+**Runs.** Copies sent one after another to the same task with the same anchors (the words a
+split bolt emits anchored to one sentence, the outputs of the inputs of one run) share one
+edge per tree: a *run*. The sender XORs the run's edge into the anchors' pending values once,
+at the run's first copy, and sends the run as one entry (:class:`Runs`); the receiving
+instance XORs it into the trees once, when the last copy of the run is acked (:class:`Run`,
+``Acker.ack_input``). So the tree still comes back to 0 exactly when every copy was acked,
+and a run of ``n`` copies costs one edge, one anchors entry and one ack of its edge instead of
+``n``. A run never spans two batches (a flush ends it), so nothing outside one received batch
+has to be waited for; where a batch must be split (`Runs.copies`), its runs' edges are split
+into one edge per copy that XOR to the run's edge.
+
+The router (`heron_core.instance._router`) hands each copy it sends to the destination's
+`Runs` with the emit's `Tree` (``Runs.add``), after it has chosen the destinations, so an emit
+that fails its checks changes no tree.
+
+On the wire (``TupleBatch.roots``, marshal), a batch's anchors are a list with one item per
+run: a copy's anchors tuple for a run of one copy (``()``: unanchored), or ``[count,
+anchors]`` for a run of ``count`` copies (:func:`runs_of` reads it back).
 """
 
 from __future__ import annotations
 
 import random
 import struct
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any, Final
 
 from heron_core.api import Tuple
 from heron_core.errors import UserCodeError, shown
 from heron_core.instance._acking import AckSender, Id, InFlight
 
-Anchors = Sequence[tuple[int, Id, Id]]
-"""(spout task, root key, edge value) of each tree one tuple copy belongs to."""
+Anchors = tuple[tuple[int, Id, Id], ...]
+"""(spout task, root key, edge value) of each tree one tuple copy belongs to (a tuple: on the
+wire, a list is a run, see `runs_of`)."""
 
 _POOL: Final = 512
 """Ids drawn per call to the generator."""
@@ -102,13 +118,20 @@ class InputStats:
 
 
 class Tree:
-    """The anchors of the copies of one emit (a base: the router only calls ``copy``)."""
+    """The anchors of the copies of one emit (a base: `Runs.add` calls ``run_key`` and
+    ``copy``)."""
 
     __slots__ = ()
 
     def copy(self) -> Anchors:
-        """The anchors of one more copy of the tuple."""
+        """The anchors of one more copy of the tuple, with new edges (one run more)."""
         raise NotImplementedError
+
+    def run_key(self) -> Any:
+        """What the run of a copy is known by: the next copy to the same task whose tree has
+        the same key (``is``) joins the run instead of taking new edges; None: every copy
+        starts a run of its own."""
+        return None
 
 
 class SpoutTree(Tree):
@@ -156,7 +179,7 @@ def _edges(roots: Any, edge: Id) -> Anchors:
         root = roots[0]
         if type(root) is tuple:
             return ((root[0], root[1], edge),)
-    return [(spout_task, root, edge) for spout_task, root, _ in roots]
+    return tuple([(spout_task, root, edge) for spout_task, root, _ in roots])
 
 
 class InputTree(Tree):
@@ -176,6 +199,13 @@ class InputTree(Tree):
         edge = self._ids.next()
         self.pending ^= edge
         return _edges(self.roots, edge)
+
+    def run_key(self) -> Any:
+        """The input's trees: the same object for every input of one received run, so the
+        copies of their outputs to one task form one run, whose edges the first of them
+        carries in its ``pending``. Each tree still gets every edge twice: once from that
+        input's ack, once when the last copy of the run is acked downstream."""
+        return self.roots
 
 
 class Anchored(Tree):
@@ -210,6 +240,17 @@ class Anchored(Tree):
         if self._live:
             self._live = []
 
+    def run_key(self) -> Any:
+        """The trees of the only live anchor, as `InputTree` has it (the copies of emits
+        anchored to the inputs of one received run form a run), the unanchored key when no
+        anchor is live, else None (several anchors: no run)."""
+        if self._anchors is not None:
+            self._sort()
+        one = self._one
+        if one is not None:
+            return one._roots
+        return UNANCHORED if not self._live else None
+
     def copy(self) -> Anchors:
         if self._anchors is not None:
             self._sort()
@@ -227,7 +268,120 @@ class Anchored(Tree):
             anchor._ackval ^= edge
             for spout_task, root, _ in anchor._roots:
                 merged[(spout_task, root)] = merged.get((spout_task, root), 0) ^ edge
-        return [(spout_task, root, value) for (spout_task, root), value in merged.items()]
+        return tuple([(spout_task, root, value) for (spout_task, root), value in merged.items()])
+
+
+UNANCHORED: Final = object()
+"""The run key of unanchored copies (anchors ``()``): consecutive ones to a task form one
+run."""
+
+
+class Runs:
+    """The anchors of the copies buffered for one destination task, as runs (see the module's
+    docstring): ``items`` is what the batch's ``roots`` carry. One per (stream, destination),
+    emptied by `take` when the batch is sent."""
+
+    __slots__ = ("items", "key", "open")
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self.key: Any = None  # the run key of the last copy (None: no run to join)
+        self.open: list[Any] | None = None  # the last item, once it is a [count, anchors] run
+
+    def add(self, tree: Tree | None) -> None:
+        """One more copy, anchored by ``tree`` (None: unanchored): it joins the last run when
+        its tree has the run's key, else starts a run with new edges (``tree.copy()``)."""
+        key = UNANCHORED if tree is None else tree.run_key()
+        if key is not None and key is self.key:
+            run = self.open
+            if run is None:  # the run's second copy
+                items = self.items
+                run = self.open = [2, items[-1]]
+                items[-1] = run
+            else:
+                run[0] += 1
+            return
+        self.key = key
+        self.open = None
+        self.items.append(() if tree is None else tree.copy())
+
+    def take(self) -> list[Any]:
+        """The runs so far (for the batch being sent); the next copy starts a new run."""
+        items = self.items
+        self.items = []
+        self.key = None
+        self.open = None
+        return items
+
+
+_SPLIT_IDS: Final = EdgeIds()
+"""The edges `split_runs` draws."""
+
+
+def split_runs(items: list[Any]) -> list[Anchors]:
+    """Each copy's own anchors, from the runs ``items`` (`Runs.take`): for a batch that goes
+    out in parts, where a run must not span two batches. The copies of a run get one new
+    edge each (the same in every tree of the run), the last one what makes each tree's edges
+    XOR to the run's, so the trees complete as the run would have."""
+    copies: list[Anchors] = []
+    for item in items:
+        if type(item) is not list:
+            copies.append(item)
+            continue
+        count, anchors = item
+        if not anchors:
+            copies.extend([()] * count)
+            continue
+        rest = list(anchors)
+        for _ in range(count - 1):
+            edge = _SPLIT_IDS.next()
+            copies.append(tuple([(spout_task, root, edge) for spout_task, root, _ in anchors]))
+            rest = [(spout_task, root, value ^ edge) for spout_task, root, value in rest]
+        copies.append(tuple(rest))
+    return copies
+
+
+class Run:
+    """The copies of one received run not yet acked (``left``): the run's edges go to its
+    trees when the last of them is acked (`Acker.ack_input`). Shared by the run's inputs
+    (their Tuples' ``_edgerun``)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def runs_of(items: Any, count: int) -> tuple[list[Any], list[Any] | None]:
+    """Each of a batch's ``count`` inputs' trees, and its `Run` (None: a run of one copy;
+    the list is None when every run has one copy), from the batch's runs ``items`` (what
+    `Runs.take` gave the sender, marshaled).
+
+    Raises:
+        ValueError: ``items`` is not such a list, or holds runs for another number of inputs.
+    """
+    if type(items) is not list:
+        raise ValueError(f"a batch's anchors are a list, got {type(items).__name__}")
+    trees: list[Any] = []
+    runs: list[Any] | None = None
+    for item in items:
+        if type(item) is tuple:
+            trees.append(item)
+            if runs is not None:
+                runs.append(None)
+            continue
+        if type(item) is not list or len(item) != 2:
+            raise ValueError(f"a run is a tuple or [count, anchors], got {shown(item, 60)}")
+        copies, anchors = item
+        if type(copies) is not int or copies < 2 or type(anchors) is not tuple:
+            raise ValueError(f"a run is [count > 1, anchors tuple], got {shown(item, 60)}")
+        if runs is None:
+            runs = [None] * len(trees)
+        trees.extend([anchors] * copies)
+        runs.extend([Run(copies) if anchors else None] * copies)
+    if len(trees) != count:
+        raise ValueError(f"{count} inputs came with anchors for {len(trees)}")
+    return trees, runs
 
 
 class Acker:
@@ -282,8 +436,31 @@ class Acker:
             self._warn(_WARN_TWICE)
             return
         tup._ackval = None
-        self.ack_trees(tup._roots, pending)
+        self.ack_input(tup._roots, tup._edgerun, pending)
         self.count_ack(tup)
+
+    def ack_input(self, roots: Any, run: Run | None, pending: Id) -> None:
+        """Ack an input of the trees ``roots`` whose children's edges XOR to ``pending``, of
+        the received run ``run`` (None: a run of one copy, the input's own edge): ``pending``
+        goes to each tree now, the run's edge once this is the run's last copy acked."""
+        if run is None:
+            self.ack_trees(roots, pending)
+            return
+        left = run.left - 1
+        run.left = left
+        if not left:
+            self.ack_trees(roots, pending)
+        elif pending:
+            self._ack_pending(roots, pending)
+
+    def _ack_pending(self, roots: Any, pending: Id) -> None:
+        """XOR ``pending`` (children's edges) into each of the trees ``roots``."""
+        one = roots[0] if type(roots) is tuple and len(roots) == 1 else None
+        if type(one) is tuple:
+            self._ack_tree(one[0], one[1], pending)
+        else:
+            for spout_task, root, _ in roots:
+                self._ack_tree(spout_task, root, pending)
 
     def ack_trees(self, roots: Any, pending: Id) -> None:
         """Ack an input of the trees ``roots`` whose children's edges XOR to ``pending``: its

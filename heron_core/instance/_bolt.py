@@ -61,7 +61,7 @@ class BoltCollector:
 
         Once the batch's Tuples exist, or a task hook reports acks, each input goes through
         its Tuple, as ``emit_many`` and ``ack`` do. Else, with acking on, each input is
-        anchored and acked from its trees (`InputTree`, `Acker.ack_trees`); with acking off the
+        anchored and acked from its trees (`InputTree`, `Acker.ack_input`); with acking off the
         rows go out in one ``emit_many`` per served part and the inputs count in
         ``batch.acked``."""
         inputs = len(batch.values)
@@ -125,13 +125,14 @@ class BoltCollector:
             return
         acker = self._acker
         tree = acker.input_tree
+        runs: Any = batch._runs  # each input's received run (None: each its own)
         for i in range(count):
             roots = trees[i]
             if roots:
                 tree.roots = roots
                 tree.pending = 0
                 router.emit_many(groups[i], stream, tree)
-                acker.ack_trees(roots, tree.pending)
+                acker.ack_input(roots, None if runs is None else runs[i], tree.pending)
             else:  # an input outside any tree: its children are unanchored
                 router.emit_many(groups[i], stream, None)
             if due[0]:

@@ -8,10 +8,11 @@ in-process streamparse and multilang goes through a route's :meth:`StreamRoute.s
 :meth:`StreamRoute.send_direct`).
 
 Per tuple a route does the least it can: a type and length check, the groupings' choice of
-destinations, and a list append per copy (with acking on, the copy's anchors from the emit's
-`Tree`, see ``heron_core.instance._anchoring``). Serialization and the protobuf envelope
-happen once per batch: one ``marshal`` of the whole batch, or ``pickle`` once a value of the
-stream is not of a core type; with acking on, the batch also carries each copy's anchors,
+destinations, and a list append per copy (with acking on, the copy goes to the destination's
+`Runs` with the emit's `Tree`: it joins the run of the copy before it or takes new edges, see
+``heron_core.instance._anchoring``). Serialization and the protobuf envelope happen once per
+batch: one ``marshal`` of the whole batch, or ``pickle`` once a value of the stream is not of
+a core type; with acking on, the batch also carries its copies' anchors, one entry per run,
 marshaled as a second list.
 
 Sizes are checked once per batch, on bytes that exist anyway: a batch whose serialized values
@@ -46,7 +47,7 @@ from typing import Any, Final, Protocol
 from heron_core.api import DEFAULT_STREAM
 from heron_core.config import REGISTRY
 from heron_core.errors import EmitTypeError, UserCodeError, shown
-from heron_core.instance._anchoring import Anchors, Tree
+from heron_core.instance._anchoring import Anchors, Runs, Tree, split_runs
 from heron_core.instance._groupings import build_chooser
 from heron_core.instance._plan import PlanView
 from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
@@ -122,7 +123,7 @@ class StreamRoute:
         self.multi: list[Callable[[Sequence[Any]], list[int]]] = []
         self.direct_tasks: set[int] = set()
         self.buffers: dict[int, list[Sequence[Any]]] = {}
-        self.anchors: dict[int, list[Anchors]] = {}  # acking: each buffered copy's anchors
+        self.anchors: dict[int, Runs] = {}  # acking: the anchors of the buffered copies
         self.emitted = 0
         self.silent = True  # nobody subscribes (until a consumer is added)
         self.choose: Callable[[Sequence[Any]], int] | None = None  # the one grouping, if one
@@ -140,7 +141,7 @@ class StreamRoute:
         self.silent = False
         for task in tasks:
             self.buffers.setdefault(task, [])
-            self.anchors.setdefault(task, [])
+            self.anchors.setdefault(task, Runs())
 
     def specialise(self, fast: bool = True) -> None:
         """Pick ``send`` for this stream's consumers (done once, when the plan is known;
@@ -206,7 +207,7 @@ class StreamRoute:
                 except (KeyError, TypeError):
                     task = self.choose(values)  # type: ignore[misc]
         if self.acking:
-            self.anchors[task].append(() if tree is None else tree.copy())
+            self.anchors[task].add(tree)
         buffer = self.buffers[task]
         buffer.append(values)
         if len(buffer) >= self.limit:
@@ -265,7 +266,7 @@ class StreamRoute:
         if self.acking:
             anchors = self.anchors
             for task in chosen:
-                anchors[task].append(() if tree is None else tree.copy())
+                anchors[task].add(tree)
         for task in chosen:
             buffer = buffers[task]
             buffer.append(values)
@@ -284,10 +285,9 @@ class StreamRoute:
         """
         buffer = self.buffers[task]
         self.buffers[task] = []
-        anchors: list[Anchors] = []
+        runs: list[Any] = []
         if self.acking:
-            anchors = self.anchors[task]
-            self.anchors[task] = []
+            runs = self.anchors[task].take()
         serializer, values = _PICKLE, b""
         if self.marshal:
             try:
@@ -303,11 +303,11 @@ class StreamRoute:
         elif size * 4 < router.batch_bytes and router.batch_max > self.limit <= len(buffer):
             self.limit = min(router.batch_max, self.limit * 2)  # full ones well under it
         if size > router.max_tuple_bytes:
-            self._send_split(task, buffer, anchors, serializer)
+            self._send_split(task, buffer, split_runs(runs), serializer)
             return
-        data = self._seal(task, len(buffer), serializer, values, anchors)
+        data = self._seal(task, len(buffer), serializer, values, runs)
         if len(data) > router.max_frame_bytes:
-            self._send_split(task, buffer, anchors, serializer)
+            self._send_split(task, buffer, split_runs(runs), serializer)
             return
         router.sink.send_data(task, data)
 
@@ -317,9 +317,10 @@ class StreamRoute:
         count: int,
         serializer: tuple_pb2.Serializer.ValueType,
         values: bytes,
-        anchors: list[Anchors],
+        anchors: list[Any],
     ) -> bytes:
-        """The frame of a batch of ``count`` tuples serialized as ``values``."""
+        """The frame of a batch of ``count`` tuples serialized as ``values``, with ``anchors``
+        (acking on: their runs, or each copy's anchors)."""
         router = self._router
         batch = tuple_pb2.TupleBatch(
             src_task=router.task_id,
@@ -343,7 +344,8 @@ class StreamRoute:
     ) -> None:
         """The slow path of a batch too large to send whole: serialize its tuples one by one,
         refuse those over the tuple limit, send the others in batches whose values stay under
-        it, then raise for the first refused one."""
+        it, then raise for the first refused one. ``anchors`` are each copy's (`split_runs`),
+        so that no run spans two batches."""
         limit = self._router.max_tuple_bytes
         refused: list[str] = []
         part: list[Sequence[Any]] = []
@@ -424,7 +426,7 @@ class StreamRoute:
         """Drop every batch being filled (a rollback: they belong to the run before it)."""
         for task in self.buffers:
             self.buffers[task] = []
-            self.anchors[task] = []
+            self.anchors[task].take()
 
 
 class Router:

@@ -32,7 +32,7 @@ from heron_core.api.hooks import TaskHook
 from heron_core.config import acking_enabled, setting
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker, InputStats
+from heron_core.instance._anchoring import Acker, InputStats, runs_of
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._hooks import (
@@ -765,8 +765,9 @@ class InstanceRuntime:
         self._flush(now)
         self._housekeeping(now)
 
-    def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any] | None:
-        """The batch, its rows and (acking on) their trees; None, with a log line, for a
+    def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any, Any] | None:
+        """The batch, its rows and (acking on) their trees and runs (`runs_of`); None, with a
+        log line, for a
         payload that is not a batch our senders make (its rows are dropped, not processed:
         only a peer holding the topology's key reaches the stream manager that forwards it).
 
@@ -780,11 +781,14 @@ class InstanceRuntime:
                 rows = marshal.loads(batch.values)
             else:
                 rows = pickle.loads(batch.values)
-            trees = None
+            if not isinstance(rows, list):
+                raise ValueError(f"the rows are a {type(rows).__name__}, not a list")
+            trees = runs = None
             if self.acking:  # a batch without roots comes from a sender with acking off
-                trees = marshal.loads(batch.roots) if batch.roots else [()] * len(rows)
-            if not isinstance(rows, list) or (trees is not None and len(trees) != len(rows)):
-                raise ValueError("rows and trees do not match")
+                if batch.roots:
+                    trees, runs = runs_of(marshal.loads(batch.roots), len(rows))
+                else:
+                    trees = [()] * len(rows)
         except (ImportError, AttributeError) as exc:
             raise UserCodeError(
                 f"{self._where}: a batch's tuples need code this process cannot load: {exc}"
@@ -801,13 +805,13 @@ class InstanceRuntime:
                     exc,
                 )
             return None
-        return batch, rows, trees
+        return batch, rows, trees, runs
 
     def _on_data(self, payload: bytes) -> None:
         decoded = self._decode(payload)
         if decoded is None:
             return
-        batch, rows, trees = decoded
+        batch, rows, trees, runs = decoded
         source, stream, task = batch.src_component, batch.stream, batch.src_task
         key = (source, stream)
         stats = self._inputs.get(key)
@@ -825,6 +829,7 @@ class InstanceRuntime:
             trees,
             self.pacer.due,
             self._serve,
+            runs,
         )
         hook = self._process_batch
         self._batch, self._counted = inputs, 0

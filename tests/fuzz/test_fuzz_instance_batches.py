@@ -47,25 +47,41 @@ MARSHAL, PICKLE = tuple_pb2.MARSHAL, tuple_pb2.PICKLE
 @example(
     _batch(marshal.dumps([["a"], ["b"]]), MARSHAL, marshal.dumps([()])), True
 )  # 2 rows, 1 tree
+@example(
+    _batch(marshal.dumps([["a"], ["b"]]), MARSHAL, marshal.dumps([[3, ((1, 2, 3),)]])), True
+)  # 2 rows, a run of 3
+@example(
+    _batch(marshal.dumps([["a"], ["b"]]), MARSHAL, marshal.dumps([[2, [(1, 2, 3)]]])), True
+)  # a run whose anchors are a list
+@example(_batch(marshal.dumps([["a"]]), MARSHAL, marshal.dumps([[1, ()]])), True)  # a run of 1
+@example(_batch(marshal.dumps([["a"]]), MARSHAL, marshal.dumps(((),))), True)  # not a list
 def test_a_payload_decodes_or_is_dropped(payload: bytes, acking: bool) -> None:
     runtime = _runtime(acking)
     decoded = InstanceRuntime._decode(runtime, payload)
     if decoded is None:
         assert runtime._malformed == 1
     else:
-        _, rows, trees = decoded
+        _, rows, trees, runs = decoded
         assert isinstance(rows, list)
         assert trees is None if not acking else len(trees) == len(rows)
+        assert runs is None or len(runs) == len(rows)
 
 
-def test_a_good_batch_decodes_with_its_trees() -> None:
-    payload = _batch(marshal.dumps([["a"], ["b"]]), MARSHAL, marshal.dumps([(), ((3, 5),)]))
-    batch, rows, trees = InstanceRuntime._decode(_runtime(True), payload)
-    assert (batch.src_component, rows, trees) == ("word", [["a"], ["b"]], [(), ((3, 5),)])
-    _, rows, trees = InstanceRuntime._decode(
+def test_a_good_batch_decodes_with_its_trees_and_runs() -> None:
+    payload = _batch(
+        marshal.dumps([["a"], ["b"], ["c"], ["d"]]),
+        MARSHAL,
+        marshal.dumps([(), [2, ((3, 5, 9),)], ((3, 5, 7),)]),
+    )
+    batch, rows, trees, runs = InstanceRuntime._decode(_runtime(True), payload)
+    assert (batch.src_component, rows) == ("word", [["a"], ["b"], ["c"], ["d"]])
+    assert trees == [(), ((3, 5, 9),), ((3, 5, 9),), ((3, 5, 7),)]
+    assert runs is not None and runs[0] is None and runs[3] is None
+    assert runs[1] is runs[2] and runs[1].left == 2  # the run's two copies share it
+    _, rows, trees, runs = InstanceRuntime._decode(
         _runtime(True), _batch(marshal.dumps([["a"]]), MARSHAL)
     )
-    assert trees == [()]  # a sender with acking off sends no roots
+    assert trees == [()] and runs is None  # a sender with acking off sends no roots
 
 
 class _Gone:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from instance_support import physical_plan
+from instance_support import copies, physical_plan
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.errors import EmitTypeError, HeronError, UserCodeError
@@ -81,7 +81,7 @@ def decoded_batches(sent: list[tuple[int, bytes]]) -> list[tuple[int, str, Any, 
     for task, data in sent:
         batch = tuple_pb2.TupleBatch.FromString(data)
         load = marshal.loads if batch.serializer == tuple_pb2.MARSHAL else pickle.loads
-        roots = marshal.loads(batch.roots) if batch.roots else None
+        roots = copies(batch) if batch.roots else None
         out.append((task, batch.stream, load(batch.values), roots))
     return out
 

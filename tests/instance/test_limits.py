@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from instance_support import physical_plan
+from instance_support import copies, physical_plan
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.config import build_config
@@ -76,7 +76,7 @@ class Wire:
         else:
             rows = pickle.loads(decoded.values)
         assert decoded.count == len(rows)
-        roots = marshal.loads(decoded.roots) if decoded.roots else None
+        roots = copies(decoded) if decoded.roots else None
         self.batches.append((task, decoded.stream, rows, roots, len(decoded.values)))
 
     def rows(self) -> list[Any]:

@@ -7,8 +7,9 @@ Checked on the syntax trees of every module of heron_core and storm_compat:
   and the groupings;
 - XOR (``^``, ``^=``) is used only by anchoring, the stream manager's tree tracker (Storm's
   acker, which settles trees) and the ZooKeeper test server's digest;
-- random ids (``getrandbits``) and a tuple's tree state (``_ackval``, ``_roots``) are read or
-  written only by anchoring, and by ``heron_core.api._tuple``, which builds tuples.
+- random ids (``getrandbits``) and a tuple's tree state (``_ackval``, ``_roots``,
+  ``_edgerun``) are read or written only by anchoring, and by ``heron_core.api._tuple``, which
+  builds tuples.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ ANCHORING = "heron_core/instance/_anchoring.py"
 TUPLE = "heron_core/api/_tuple.py"
 
 
+TREE_STATE = ("getrandbits", "_ackval", "_roots", "_edgerun")
+
+
 def _uses(path: str) -> dict[str, list[int]]:
     tree = ast.parse((ROOT / path).read_text(), path)
     uses: dict[str, list[int]] = {"choice": [], "xor": [], "tree state": []}
@@ -43,7 +47,7 @@ def _uses(path: str) -> dict[str, list[int]]:
             uses["choice"].append(node.lineno)
         if isinstance(node, ast.BinOp | ast.AugAssign) and isinstance(node.op, ast.BitXor):
             uses["xor"].append(node.lineno)
-        if isinstance(node, ast.Attribute) and node.attr in ("getrandbits", "_ackval", "_roots"):
+        if isinstance(node, ast.Attribute) and node.attr in TREE_STATE:
             uses["tree state"].append(node.lineno)
     return uses
 

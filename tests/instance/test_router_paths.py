@@ -16,7 +16,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from instance_support import physical_plan
+from instance_support import copies, physical_plan
 
 from heron_core.api import Bolt, CustomGrouping, Grouping, Spout, Stream, TopologyBuilder, Tuple
 from heron_core.instance._acking import AckSender, InFlight
@@ -96,7 +96,7 @@ class Wire:
     def send_data(self, task: int, batch: bytes) -> None:
         decoded = tuple_pb2.TupleBatch.FromString(batch)
         rows = marshal.loads(decoded.values) if decoded.serializer == tuple_pb2.MARSHAL else None
-        roots = marshal.loads(decoded.roots) if decoded.roots else None
+        roots = copies(decoded) if decoded.roots else None
         self.batches.append((task, decoded.stream, rows, roots))
 
     def send(self, frames: Any) -> None:
