@@ -8,8 +8,9 @@ import marshal
 from typing import Any
 
 from heron_core.api import Bolt, Grouping, Spout, Stream, TopologyBuilder
+from heron_core.api._tuple import count_runs
 from heron_core.instance._acking import AckSender
-from heron_core.instance._anchoring import Acker, runs_of
+from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import Router
@@ -29,10 +30,18 @@ class Sink(Bolt):
     pass
 
 
+def per_copy(runs: list[Any]) -> list[Any]:
+    """The anchors of each copy of a batch, from its runs (the copies of a run share them)."""
+    out: list[Any] = []
+    for run in runs:
+        out.extend([run[1]] * run[0] if type(run) is list else [run])
+    assert len(out) == count_runs(runs)
+    return out
+
+
 def copies(batch: tuple_pb2.TupleBatch) -> list[Any]:
-    """The anchors of each copy of a sent ``batch`` (acking on): its runs, one entry per copy
-    (the copies of a run share their anchors)."""
-    return runs_of(marshal.loads(batch.roots), batch.count)[0]
+    """The anchors of each copy of a sent ``batch`` (acking on), from its runs."""
+    return per_copy(marshal.loads(batch.roots))
 
 
 class Wire:

@@ -143,7 +143,6 @@ class InputBatch:
         "_left",
         "_origin",
         "_received",
-        "_runs",
         "_settled",
         "_trees",
         "_tuples",
@@ -175,7 +174,6 @@ class InputBatch:
         trees: Sequence[Any] | None = None,
         due: list[bool] | None = None,
         serve: Callable[[], None] | None = None,
-        runs: Sequence[Any] | None = None,
     ) -> None:
         self.component = component
         self.stream = stream
@@ -184,13 +182,11 @@ class InputBatch:
         self.acked = 0
         self.failed = 0
         # Kernel-private, as in Tuple: the stream's counters, the receipt time, the tuple
-        # class, and with acking on each input's trees (its Tuple's _roots; None: acking off)
-        # and run (its Tuple's _edgerun; None: every input's edges are its own).
+        # class, and with acking on the inputs' trees as runs (see count_runs; None: acking off).
         self._origin = origin
         self._received = received
         self._kind = kind
         self._trees = trees
-        self._runs = runs
         self._tuples: list[Tuple] | None = None
         self._settled = False  # every input was acked by Bolt.emit_and_ack, without its Tuple
         self._left = -1  # inputs not yet processed when a paced _each last served
@@ -283,22 +279,22 @@ class InputBatch:
         new = _allocator(kind)
         component, stream, task = self.component, self.stream, self.task
         origin, received = self._origin, self._received
-        trees = runs = None
+        runs: Iterator[Any] | None = None
         if built is not None:
             inputs: Iterator[Any] = iter(built)
         else:
             if self._trees is not None:
-                trees = iter(self._trees)
-                if len(self._trees) != len(self.values) or (
-                    self._runs is not None and len(self._runs) != len(self.values)
-                ):
+                copies = count_runs(self._trees)
+                if copies != len(self.values):
                     raise ValueError(
                         f"{len(self.values)} inputs from {component!r} on {stream!r} came with "
-                        f"{len(self._trees)} tuple trees"
+                        f"{copies} tuple trees"
                     )
-                if self._runs is not None:
-                    runs = iter(self._runs)
+                runs = iter(self._trees)
             inputs = iter(self.values if rows is None else rows)
+        left = 0  # inputs still to come of the current run
+        roots: Any = ()
+        run: Run | None = None
         direct = kind is Tuple and _COMPILED
         tup: Tuple  # compiled: its slots are struct fields
         for item in inputs:
@@ -316,11 +312,19 @@ class InputBatch:
             if built is None:
                 tup._origin = origin
                 tup._received = received
-                if trees is not None:
+                if runs is not None:
+                    if not left:  # the next run's first input
+                        entry = next(runs)
+                        if type(entry) is list:
+                            left, roots = entry[0], entry[1]
+                            run = Run(left) if roots else None
+                        else:
+                            left, roots, run = 1, entry, None
+                    left -= 1
                     # a Tuple built after emit_and_ack acked its input is settled already
                     tup._ackval = None if self._settled else 0
-                    tup._roots = next(trees)
-                    tup._edgerun = None if runs is None else next(runs)
+                    tup._roots = roots
+                    tup._edgerun = run
                 if keep is not None:
                     keep.append(tup)
             process(tup)
@@ -356,6 +360,46 @@ def _allocator(kind: type) -> Callable[[type], Any]:
         if new is not None and not isinstance(new, staticmethod):
             return new
     return object.__new__  # (object's __dict__ has one: never reached)
+
+
+class Run:
+    """The inputs of one received run (copies that share their anchors, see
+    ``heron_core.instance._anchoring``) not yet acked, ``left``: the run's edges go to its trees
+    when the last of them is acked. Shared by the Tuples of the run (``_edgerun``)."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+
+
+def count_runs(runs: Any) -> int:
+    """The number of inputs whose trees ``runs`` holds: a list with one item per run, the
+    inputs' anchors (a tuple of (spout task, root key, edge) triples, ``()`` outside any tree)
+    for a run of one input, ``[count, anchors]`` for ``count`` > 1 consecutive inputs sharing
+    them (what a sender's ``heron_core.instance._anchoring.Runs`` sent).
+
+    Raises:
+        ValueError: ``runs`` is not such a list.
+
+    >>> count_runs([((1, 7, 9),), [3, ((1, 8, 5),)], ()])
+    5
+    """
+    if type(runs) is not list:
+        raise ValueError(f"a batch's trees are a list of runs, got {type(runs).__name__}")
+    listed: list[Any] = runs
+    count = 0
+    for item in listed:
+        if type(item) is tuple:
+            count += 1
+            continue
+        if type(item) is list and len(item) == 2:
+            copies, anchors = item[0], item[1]
+            if type(copies) is int and copies > 1 and type(anchors) is tuple:
+                count += copies
+                continue
+        raise ValueError(f"a run is a tuple or [count > 1, anchors tuple], got {repr(item)[:80]}")
+    return count
 
 
 _NEVER = [False]

@@ -22,12 +22,13 @@ Here:
 split bolt emits anchored to one sentence, the outputs of the inputs of one run) share one
 edge per tree: a *run*. The sender XORs the run's edge into the anchors' pending values once,
 at the run's first copy, and sends the run as one entry (:class:`Runs`); the receiving
-instance XORs it into the trees once, when the last copy of the run is acked (:class:`Run`,
-``Acker.ack_input``). So the tree still comes back to 0 exactly when every copy was acked,
-and a run of ``n`` copies costs one edge, one anchors entry and one ack of its edge instead of
-``n``. A run never spans two batches (a flush ends it), so nothing outside one received batch
-has to be waited for; where a batch must be split (`Runs.copies`), its runs' edges are split
-into one edge per copy that XOR to the run's edge.
+instance XORs it into the trees once, when the last copy of the run is acked (a received
+Tuple's ``_edgerun``, a `heron_core.api._tuple.Run`; ``Acker.ack_input``; `Bolt.emit_and_ack`
+settles a whole run at once). So the tree still comes back to 0 exactly when every copy was
+acked, and a run of ``n`` copies costs one edge, one anchors entry and one ack of its edge
+instead of ``n``. A run never spans two batches (a flush ends it), so nothing outside one
+received batch has to be waited for; where a batch must be split (`split_runs`), its runs'
+edges are split into one edge per copy that XOR to the run's edge.
 
 The router (`heron_core.instance._router`) hands each copy it sends to the destination's
 `Runs` with the emit's `Tree` (``Runs.add``), after it has chosen the destinations, so an emit
@@ -35,7 +36,8 @@ that fails its checks changes no tree.
 
 On the wire (``TupleBatch.roots``, marshal), a batch's anchors are a list with one item per
 run: a copy's anchors tuple for a run of one copy (``()``: unanchored), or ``[count,
-anchors]`` for a run of ``count`` copies (:func:`runs_of` reads it back).
+anchors]`` for a run of ``count`` copies; the receiving `InputBatch` keeps that list as its
+inputs' trees (``heron_core.api._tuple.count_runs`` checks it).
 """
 
 from __future__ import annotations
@@ -46,12 +48,13 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from heron_core.api import Tuple
+from heron_core.api._tuple import Run
 from heron_core.errors import UserCodeError, shown
 from heron_core.instance._acking import AckSender, Id, InFlight
 
 Anchors = tuple[tuple[int, Id, Id], ...]
 """(spout task, root key, edge value) of each tree one tuple copy belongs to (a tuple: on the
-wire, a list is a run, see `runs_of`)."""
+wire, a list is a run)."""
 
 _POOL: Final = 512
 """Ids drawn per call to the generator."""
@@ -278,39 +281,44 @@ run."""
 
 class Runs:
     """The anchors of the copies buffered for one destination task, as runs (see the module's
-    docstring): ``items`` is what the batch's ``roots`` carry. One per (stream, destination),
-    emptied by `take` when the batch is sent."""
+    docstring): `take` gives what the batch's ``roots`` carry. One per (stream, destination),
+    emptied by `take` when the batch is sent. The open run is kept as its anchors and a
+    count (compiled, a C integer: a copy that joins it costs an increment)."""
 
-    __slots__ = ("items", "key", "open")
+    __slots__ = ("anchors", "count", "items", "key")
 
     def __init__(self) -> None:
-        self.items: list[Any] = []
-        self.key: Any = None  # the run key of the last copy (None: no run to join)
-        self.open: list[Any] | None = None  # the last item, once it is a [count, anchors] run
+        self.items: list[Any] = []  # the runs before the open one
+        self.key: Any = None  # the open run's key (None: no run to join)
+        self.anchors: Any = ()  # the open run's anchors
+        self.count = 0  # its copies (0: no open run)
 
     def add(self, tree: Tree | None) -> None:
-        """One more copy, anchored by ``tree`` (None: unanchored): it joins the last run when
+        """One more copy, anchored by ``tree`` (None: unanchored): it joins the open run when
         its tree has the run's key, else starts a run with new edges (``tree.copy()``)."""
         key = UNANCHORED if tree is None else tree.run_key()
         if key is not None and key is self.key:
-            run = self.open
-            if run is None:  # the run's second copy
-                items = self.items
-                run = self.open = [2, items[-1]]
-                items[-1] = run
-            else:
-                run[0] += 1
+            self.count += 1
             return
+        if self.count:
+            self._close()
         self.key = key
-        self.open = None
-        self.items.append(() if tree is None else tree.copy())
+        self.anchors = () if tree is None else tree.copy()
+        self.count = 1
+
+    def _close(self) -> None:
+        count = self.count
+        self.items.append(self.anchors if count == 1 else [count, self.anchors])
 
     def take(self) -> list[Any]:
         """The runs so far (for the batch being sent); the next copy starts a new run."""
+        if self.count:
+            self._close()
         items = self.items
         self.items = []
         self.key = None
-        self.open = None
+        self.anchors = ()
+        self.count = 0
         return items
 
 
@@ -339,49 +347,6 @@ def split_runs(items: list[Any]) -> list[Anchors]:
             rest = [(spout_task, root, value ^ edge) for spout_task, root, value in rest]
         copies.append(tuple(rest))
     return copies
-
-
-class Run:
-    """The copies of one received run not yet acked (``left``): the run's edges go to its
-    trees when the last of them is acked (`Acker.ack_input`). Shared by the run's inputs
-    (their Tuples' ``_edgerun``)."""
-
-    __slots__ = ("left",)
-
-    def __init__(self, left: int) -> None:
-        self.left = left
-
-
-def runs_of(items: Any, count: int) -> tuple[list[Any], list[Any] | None]:
-    """Each of a batch's ``count`` inputs' trees, and its `Run` (None: a run of one copy;
-    the list is None when every run has one copy), from the batch's runs ``items`` (what
-    `Runs.take` gave the sender, marshaled).
-
-    Raises:
-        ValueError: ``items`` is not such a list, or holds runs for another number of inputs.
-    """
-    if type(items) is not list:
-        raise ValueError(f"a batch's anchors are a list, got {type(items).__name__}")
-    trees: list[Any] = []
-    runs: list[Any] | None = None
-    for item in items:
-        if type(item) is tuple:
-            trees.append(item)
-            if runs is not None:
-                runs.append(None)
-            continue
-        if type(item) is not list or len(item) != 2:
-            raise ValueError(f"a run is a tuple or [count, anchors], got {shown(item, 60)}")
-        copies, anchors = item
-        if type(copies) is not int or copies < 2 or type(anchors) is not tuple:
-            raise ValueError(f"a run is [count > 1, anchors tuple], got {shown(item, 60)}")
-        if runs is None:
-            runs = [None] * len(trees)
-        trees.extend([anchors] * copies)
-        runs.extend([Run(copies) if anchors else None] * copies)
-    if len(trees) != count:
-        raise ValueError(f"{count} inputs came with anchors for {len(trees)}")
-    return trees, runs
 
 
 class Acker:
@@ -451,9 +416,9 @@ class Acker:
         if not left:
             self.ack_trees(roots, pending)
         elif pending:
-            self._ack_pending(roots, pending)
+            self.ack_pending(roots, pending)
 
-    def _ack_pending(self, roots: Any, pending: Id) -> None:
+    def ack_pending(self, roots: Any, pending: Id) -> None:
         """XOR ``pending`` (children's edges) into each of the trees ``roots``."""
         one = roots[0] if type(roots) is tuple and len(roots) == 1 else None
         if type(one) is tuple:

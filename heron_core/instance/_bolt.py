@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, InputBatch, Tuple
+from heron_core.api._tuple import count_runs
 from heron_core.errors import UserCodeError
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._router import HookedRouter, Router
@@ -91,7 +92,7 @@ class BoltCollector:
         if batch._tuples is not None or self.ack is not self._ack:
             tuples = batch.tuples()  # (built before the batch counts as settled)
         router = self._router
-        router.route(stream)  # an undeclared stream raises before anything is acked
+        route = router.route(stream)  # an undeclared stream raises before anything is acked
         batch._settled = True
         due = batch.due
         count = len(groups)
@@ -114,7 +115,7 @@ class BoltCollector:
                     for row in listed:  # (compiled: faster than extend, a slice assignment)
                         out.append(row)
                 else:
-                    out.extend(router._many(rows, stream)[1])
+                    out.extend(router._rows(route, rows))
                 if due[0]:  # send what was emitted so far first
                     router.emit_many(out, stream, None)
                     out = []
@@ -125,19 +126,33 @@ class BoltCollector:
             return
         acker = self._acker
         tree = acker.input_tree
-        runs: Any = batch._runs  # each input's received run (None: each its own)
-        for i in range(count):
-            roots = trees[i]
+        runs: list[Any] = trees  # the inputs' trees, as runs (see count_runs)
+        if count_runs(runs) != count:
+            raise ValueError(f"{count} inputs from {batch.component!r} came with other trees")
+        i = 0
+        for entry in runs:
+            copies = 1
+            roots: Any = entry
+            if type(entry) is list:  # a run of inputs sharing their anchors
+                copies, roots = entry[0], entry[1]
             if roots:
                 tree.roots = roots
-                tree.pending = 0
-                router.emit_many(groups[i], stream, tree)
-                acker.ack_input(roots, None if runs is None else runs[i], tree.pending)
-            else:  # an input outside any tree: its children are unanchored
-                router.emit_many(groups[i], stream, None)
-            if due[0]:
-                batch._left = count - i - 1
-                batch.serve()
+            for _ in range(copies):
+                if roots:
+                    tree.pending = 0
+                    router.send_rows(route, groups[i], tree)
+                    if copies == 1:
+                        acker.ack_trees(roots, tree.pending)  # its own edge and its children's
+                    elif tree.pending:
+                        acker.ack_pending(roots, tree.pending)
+                else:  # an input outside any tree: its children are unanchored
+                    router.send_rows(route, groups[i], None)
+                i += 1
+                if due[0]:
+                    batch._left = count - i
+                    batch.serve()
+            if roots and copies > 1:
+                acker.ack_trees(roots, 0)  # the run's edges, its last input acked
         stats = batch._origin
         if stats is not None:
             stats.acked += count

@@ -215,6 +215,19 @@ class StreamRoute:
         self.emitted += 1
         return [task] if need else None
 
+    def send_many(self, rows: Sequence[Any], tree: Tree | None) -> None:
+        """`send` each of ``rows`` (a list or tuple), all with anchors from ``tree``; on a
+        stream nobody subscribes to, only checked and counted."""
+        if self.kind == SILENT:
+            for values in rows:
+                kind = type(values)
+                if kind is not list and kind is not tuple:
+                    self._checked(values)
+            self.emitted += len(rows)
+            return
+        for values in rows:
+            self.send(values, tree, False)
+
     def _send_silent(
         self, values: Sequence[Any], tree: Tree | None, need: bool
     ) -> list[int] | None:
@@ -537,8 +550,13 @@ class Router:
         in one call; not on a direct stream (its emits name their task). An error stops at the
         row that caused it: the rows before it are sent."""
         route, rows = self._many(rows, stream)
-        for values in rows:
-            route.send(values, tree, False)
+        route.send_many(rows, tree)
+
+    def send_rows(self, route: StreamRoute, rows: Any, tree: Tree | None) -> None:
+        """`emit_many` on ``route``, one of this router's (resolved once for many calls)."""
+        if type(rows) is not list and type(rows) is not tuple:
+            rows = self._rows(route, rows)
+        route.send_many(rows, tree)
 
     def _many(self, rows: Any, stream: str | None) -> tuple[StreamRoute, Any]:
         """The route of ``stream`` and ``rows`` as a list or tuple, or the error that says
@@ -546,12 +564,16 @@ class Router:
         route = self.route(stream)
         if type(rows) is list or type(rows) is tuple:
             return route, rows
+        return route, self._rows(route, rows)
+
+    def _rows(self, route: StreamRoute, rows: Any) -> list[Any]:
+        """``rows``, not a list or tuple, as a list, or the error that says why not."""
         if isinstance(rows, str | bytes) or not isinstance(rows, Iterable):
             raise EmitTypeError(
                 f"{self.where}: emit_many on stream {route.stream!r} needs a list (or an "
                 f"iterable) of rows, each a list or tuple of values; got {type(rows).__name__}"
             )
-        return route, list(rows)
+        return list(rows)
 
     def emit_counts(self) -> dict[str, int]:
         """Tuples emitted so far, per stream."""
@@ -608,3 +630,6 @@ class HookedRouter(Router):
     ) -> None:
         for values in self._many(rows, stream)[1]:
             self.emit(values, stream, None, tree)
+
+    def send_rows(self, route: StreamRoute, rows: Any, tree: Tree | None) -> None:
+        self.emit_many(rows, route.stream, tree)

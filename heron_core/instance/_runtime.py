@@ -28,11 +28,12 @@ from typing import Any
 import zmq
 
 from heron_core.api import Bolt, HashMapState, InputBatch, Spout, State, StatefulComponent, Tuple
+from heron_core.api._tuple import count_runs
 from heron_core.api.hooks import TaskHook
 from heron_core.config import acking_enabled, setting
 from heron_core.errors import HeronError, UserCodeError
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker, InputStats, runs_of
+from heron_core.instance._anchoring import Acker, InputStats
 from heron_core.instance._bolt import BoltCollector
 from heron_core.instance._context import InstanceContext
 from heron_core.instance._hooks import (
@@ -765,11 +766,11 @@ class InstanceRuntime:
         self._flush(now)
         self._housekeeping(now)
 
-    def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any, Any] | None:
-        """The batch, its rows and (acking on) their trees and runs (`runs_of`); None, with a
-        log line, for a
-        payload that is not a batch our senders make (its rows are dropped, not processed:
-        only a peer holding the topology's key reaches the stream manager that forwards it).
+    def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any] | None:
+        """The batch, its rows and (acking on) their trees, as runs (``count_runs``); None,
+        with a log line, for a payload that is not a batch our senders make (its rows are
+        dropped, not processed: only a peer holding the topology's key reaches the stream
+        manager that forwards it).
 
         Raises:
             UserCodeError: the rows unpickle to a class this process cannot load (the
@@ -783,10 +784,12 @@ class InstanceRuntime:
                 rows = pickle.loads(batch.values)
             if not isinstance(rows, list):
                 raise ValueError(f"the rows are a {type(rows).__name__}, not a list")
-            trees = runs = None
+            trees = None
             if self.acking:  # a batch without roots comes from a sender with acking off
                 if batch.roots:
-                    trees, runs = runs_of(marshal.loads(batch.roots), len(rows))
+                    trees = marshal.loads(batch.roots)
+                    if count_runs(trees) != len(rows):
+                        raise ValueError(f"{len(rows)} rows came with trees for others")
                 else:
                     trees = [()] * len(rows)
         except (ImportError, AttributeError) as exc:
@@ -805,13 +808,13 @@ class InstanceRuntime:
                     exc,
                 )
             return None
-        return batch, rows, trees, runs
+        return batch, rows, trees
 
     def _on_data(self, payload: bytes) -> None:
         decoded = self._decode(payload)
         if decoded is None:
             return
-        batch, rows, trees, runs = decoded
+        batch, rows, trees = decoded
         source, stream, task = batch.src_component, batch.stream, batch.src_task
         key = (source, stream)
         stats = self._inputs.get(key)
@@ -829,7 +832,6 @@ class InstanceRuntime:
             trees,
             self.pacer.due,
             self._serve,
-            runs,
         )
         hook = self._process_batch
         self._batch, self._counted = inputs, 0

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from heron_core.api._tuple import count_runs
 from heron_core.errors import UserCodeError
 from heron_core.instance import InstanceRuntime
 from heron_core.proto import tuple_pb2
@@ -61,27 +62,20 @@ def test_a_payload_decodes_or_is_dropped(payload: bytes, acking: bool) -> None:
     if decoded is None:
         assert runtime._malformed == 1
     else:
-        _, rows, trees, runs = decoded
+        _, rows, trees = decoded
         assert isinstance(rows, list)
-        assert trees is None if not acking else len(trees) == len(rows)
-        assert runs is None or len(runs) == len(rows)
+        assert trees is None if not acking else count_runs(trees) == len(rows)
 
 
-def test_a_good_batch_decodes_with_its_trees_and_runs() -> None:
-    payload = _batch(
-        marshal.dumps([["a"], ["b"], ["c"], ["d"]]),
-        MARSHAL,
-        marshal.dumps([(), [2, ((3, 5, 9),)], ((3, 5, 7),)]),
-    )
-    batch, rows, trees, runs = InstanceRuntime._decode(_runtime(True), payload)
-    assert (batch.src_component, rows) == ("word", [["a"], ["b"], ["c"], ["d"]])
-    assert trees == [(), ((3, 5, 9),), ((3, 5, 9),), ((3, 5, 7),)]
-    assert runs is not None and runs[0] is None and runs[3] is None
-    assert runs[1] is runs[2] and runs[1].left == 2  # the run's two copies share it
-    _, rows, trees, runs = InstanceRuntime._decode(
+def test_a_good_batch_decodes_with_its_trees_as_runs() -> None:
+    runs = [(), [2, ((3, 5, 9),)], ((3, 5, 7),)]
+    payload = _batch(marshal.dumps([["a"], ["b"], ["c"], ["d"]]), MARSHAL, marshal.dumps(runs))
+    batch, rows, trees = InstanceRuntime._decode(_runtime(True), payload)
+    assert (batch.src_component, rows, trees) == ("word", [["a"], ["b"], ["c"], ["d"]], runs)
+    _, rows, trees = InstanceRuntime._decode(
         _runtime(True), _batch(marshal.dumps([["a"]]), MARSHAL)
     )
-    assert trees == [()] and runs is None  # a sender with acking off sends no roots
+    assert trees == [()]  # a sender with acking off sends no roots
 
 
 class _Gone:

@@ -18,10 +18,20 @@ from heron_core.instance._anchoring import InputStats
 from heron_core.instance._bolt import BoltCollector
 
 
-def batch_of(trees: list[list[int]], acking: bool, **extra: Any) -> InputBatch:
+def batch_of(
+    trees: list[list[int]], acking: bool, grouped: bool = False, **extra: Any
+) -> InputBatch:
     """A batch from task 1 of ``src``, one input per entry of ``trees`` (the root keys of the
-    input's trees, each of spout task 1 or 7 by parity; none: outside any tree)."""
-    roots = [tuple((1 + 6 * (root % 2), root, 1000 + root) for root in keys) for keys in trees]
+    input's trees, each of spout task 1 or 7 by parity; none: outside any tree); ``grouped``:
+    consecutive inputs of the same trees came as one run (sharing their anchors)."""
+    roots: list[Any] = []
+    for keys in trees:
+        anchors = tuple((1 + 6 * (root % 2), root, 1000 + root) for root in keys)
+        last = roots[-1] if roots else None
+        if grouped and last is not None and (last[1] if type(last) is list else last) == anchors:
+            roots[-1] = [last[0] + 1, anchors] if type(last) is list else [2, last]
+        else:
+            roots.append(anchors)
     return InputBatch(
         "src",
         "default",
@@ -56,18 +66,20 @@ words = st.lists(st.text(max_size=3), max_size=4)
 
 @settings(max_examples=80, deadline=None)
 @given(
-    trees=st.lists(st.lists(st.integers(1, 6), max_size=3, unique=True), max_size=6),
+    trees=st.lists(st.lists(st.integers(1, 3), max_size=2, unique=True), max_size=6),
     stream=st.sampled_from(sorted(STREAMS)),
     acking=st.booleans(),
+    grouped=st.booleans(),
     data=st.data(),
 )
 def test_it_sends_and_acks_what_emit_many_and_ack_per_tuple_do(
-    trees: list[list[int]], stream: str, acking: bool, data: st.DataObject
+    trees: list[list[int]], stream: str, acking: bool, grouped: bool, data: st.DataObject
 ) -> None:
     outputs = [[[word] * STREAMS[stream] for word in data.draw(words)] for _ in range(len(trees))]
     fast, fast_wire = collector(acking)
     loop, loop_wire = collector(acking)
-    fast_batch, loop_batch = batch_of(trees, acking), batch_of(trees, acking)
+    fast_batch = batch_of(trees, acking, grouped)
+    loop_batch = batch_of(trees, acking, grouped)
     fast.emit_and_ack(fast_batch, outputs, stream)
     for tup, rows in zip(loop_batch.tuples(), outputs, strict=True):
         loop.emit_many(rows, stream, [tup])

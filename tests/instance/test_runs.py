@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from test_emit_many import collector
 
 from heron_core.api import InputBatch, Tuple
+from heron_core.api._tuple import count_runs
 from heron_core.instance._acking import AckSender, InFlight
-from heron_core.instance._anchoring import Acker, EdgeIds, Runs, SpoutTree, runs_of, split_runs
+from heron_core.instance._anchoring import Acker, EdgeIds, Runs, SpoutTree, split_runs
 from heron_core.proto import tuple_pb2
 
 
@@ -68,17 +69,25 @@ def test_a_spout_s_copies_never_share_edges() -> None:
     assert len(items) == 3 and len({item[0][1] for item in items}) == 3
 
 
-def test_the_wire_form_reads_back_as_each_copy_s_anchors_and_run() -> None:
+def received_batch(runs: Any, count: int) -> list[Tuple]:
+    """The Tuples of a received batch of ``count`` inputs whose trees are ``runs``."""
+    batch = InputBatch("src", "default", 1, [["x"]] * count, trees=runs)
+    return batch.tuples()
+
+
+def test_the_inputs_of_a_received_run_share_its_anchors_and_its_count() -> None:
     one, two = ((1, 10, 5),), ((1, 20, 6), (2, 30, 7))
-    trees, runs = runs_of(marshal.loads(marshal.dumps([one, [3, two], (), [2, ()]])), 7)
-    assert trees == [one, two, two, two, (), (), ()]
-    assert runs is not None and runs[0] is None and runs[4] is None and runs[5] is None
-    assert runs[1] is runs[2] is runs[3] and runs[1].left == 3
-    assert runs_of([one, ()], 2) == ([one, ()], None)  # no run of more than one copy
+    runs = marshal.loads(marshal.dumps([one, [3, two], (), [2, ()]]))
+    assert count_runs(runs) == 7
+    tuples = received_batch(runs, 7)
+    assert [tup._roots for tup in tuples] == [one, two, two, two, (), (), ()]
+    shared = [tup._edgerun for tup in tuples]
+    assert shared[0] is None and shared[4] is shared[5] is shared[6] is None
+    assert shared[1] is shared[2] is shared[3] and shared[1].left == 3
 
 
 @pytest.mark.parametrize(
-    "items",
+    "runs",
     [
         ((),),  # not a list
         [[1, ((1, 2, 3),)]],  # a run of one copy is sent bare
@@ -86,22 +95,22 @@ def test_the_wire_form_reads_back_as_each_copy_s_anchors_and_run() -> None:
         [[2, ((1, 2, 3),), 4]],
         [["2", ()]],
         [7],
-        [(), ()],  # anchors for two copies, one input
     ],
 )
-def test_malformed_runs_are_refused(items: Any) -> None:
+def test_malformed_runs_are_refused(runs: Any) -> None:
     with pytest.raises(ValueError):
-        runs_of(items, 1)
+        count_runs(runs)
+
+
+def test_a_batch_whose_runs_hold_another_number_of_inputs_is_refused() -> None:
+    with pytest.raises(ValueError, match="2 inputs from 'src' on 'default' came with 3"):
+        received_batch([[3, ()]], 2)
 
 
 def test_a_run_s_edge_reaches_its_trees_when_its_last_copy_is_acked() -> None:
     ack, acks = acker()
     anchors = ((1, 10, 0xE0), (7, 11, 0xE0))
-    _, runs = runs_of([[3, anchors]], 3)
-    assert runs is not None
-    copies = [received(anchors) for _ in range(3)]
-    for tup, run in zip(copies, runs, strict=True):
-        tup._edgerun = run
+    copies = received_batch([[3, anchors]], 3)
     copies[1]._ackval = 0x0C  # this one anchored children
     ack.ack(copies[0])
     assert acks.acks_of(1) == {} and acks.acks_of(7) == {}
@@ -128,7 +137,7 @@ def test_split_runs_gives_each_copy_edges_that_xor_to_the_run_s(
         items.append(anchors if count == 1 else [count, anchors])
     copies = split_runs(items)
     assert len(copies) == sum(count for count, _ in shape)
-    assert runs_of(copies, len(copies))[1] is None  # every copy is a run of one now
+    assert count_runs(copies) == len(copies)  # every copy is a run of one now
     at = 0
     for count, values in shape:
         for root, value in enumerate(values):
@@ -177,8 +186,12 @@ def test_trees_complete_exactly_when_every_copy_in_them_was_acked(
             outstanding[root] += count
         items.append(anchors if count == 1 else [count, anchors])
     total = sum(count for count, _ in runs)
-    roots, edge_runs = runs_of(marshal.loads(marshal.dumps(items)), total)
-    batch = InputBatch("src", "default", 1, [["x"]] * total, trees=roots, runs=edge_runs)
+    batch = InputBatch(
+        "src", "default", 1, [["x"]] * total, trees=marshal.loads(marshal.dumps(items))
+    )
+    roots = [
+        tup._roots for tup in InputBatch("src", "default", 1, [["x"]] * total, trees=items).tuples()
+    ]
     outputs = [
         [[w] for w in data.draw(st.lists(st.sampled_from("abcd"), max_size=3))]
         for _ in range(total)
@@ -226,9 +239,8 @@ def test_trees_complete_exactly_when_every_copy_in_them_was_acked(
     copies: list[Tuple] = []
     for _, payload in wire.sent:
         sent = tuple_pb2.TupleBatch.FromString(payload)
-        sent_trees, sent_runs = runs_of(marshal.loads(sent.roots), sent.count)
         got = InputBatch(
-            "bolt", sent.stream, 2, marshal.loads(sent.values), trees=sent_trees, runs=sent_runs
+            "bolt", sent.stream, 2, marshal.loads(sent.values), trees=marshal.loads(sent.roots)
         )
         copies.extend(got.tuples())
     assert len(copies) == sum(len(rows) for rows in outputs)
