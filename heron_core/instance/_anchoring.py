@@ -139,7 +139,14 @@ class Tree:
 
 class SpoutTree(Tree):
     """The tree a spout's emit with a message id roots: one per collector, restarted by
-    :meth:`start` for each emit (the instance is single-threaded and an emit never nests)."""
+    :meth:`start` for each emit (the instance is single-threaded and an emit never nests).
+
+    An emit that goes to exactly one task (``start(one=True)``, which the router knows from
+    the stream's groupings) roots its tree at an odd key and gives its copy the root key as
+    edge: the tree's first value is then its own key, which the tracker assumes for an odd key
+    it has not seen (``heron_core.stmgr._trees``), so no *init* is sent for it. An emit that
+    may go to several tasks roots an even key and sends its init, the XOR of its copies'
+    edges, as Storm's spout does."""
 
     __slots__ = ("_acks", "_ids", "_in_flight", "copies", "root", "spout_task", "value")
 
@@ -152,26 +159,36 @@ class SpoutTree(Tree):
         self.value: Id = 0
         self.copies = 0
 
-    def start(self) -> SpoutTree:
-        """A new tree (a new root key, no copies yet)."""
-        self.root = self._ids.next()
+    def start(self, one: bool = False) -> SpoutTree:
+        """A new tree (a new root key, no copies yet); ``one``: its emit goes to one task."""
+        root = self._ids.next()
+        self.root = root | 1 if one else (root & ~1) or 2
         self.value = 0
         self.copies = 0
         return self
 
     def copy(self) -> Anchors:
-        edge = self._ids.next()
+        root = self.root
+        if root & 1:  # the only copy of an emit to one task: its edge is the root key
+            if self.copies:
+                raise AssertionError("an emit to one task was sent to a second task")
+            edge = root
+        else:
+            edge = self._ids.next()
         self.value ^= edge
         self.copies += 1
-        return ((self.spout_task, self.root, edge),)
+        return ((self.spout_task, root, edge),)
 
     def commit(self, msg_id: Any, stream: str) -> bool:
-        """Track the tree once its copies are sent (the *init* to the stream manager, the
-        message id in flight); False when no copy was sent: the tree is complete already."""
+        """Track the tree once its copies are sent (the message id in flight, and for an even
+        root its *init* to the stream manager); False when no copy was sent: the tree is
+        complete already."""
         if not self.copies:
             return False
-        self._in_flight.add(self.root, msg_id, stream)
-        self._acks.init(self.spout_task, self.root, self.value)
+        root = self.root
+        self._in_flight.add(root, msg_id, stream)
+        if not root & 1:  # (an odd root's first value is the root key: no init)
+            self._acks.init(self.spout_task, root, self.value)
         return True
 
 

@@ -105,6 +105,7 @@ class StreamRoute:
         "limit",
         "marshal",
         "multi",
+        "one",
         "silent",
         "single",
         "stream",
@@ -133,6 +134,9 @@ class StreamRoute:
         self.marshal = True  # values are marshaled until a batch holds something marshal refuses
         self.kind = GENERAL
         """Which send `send` calls (set by `specialise`)."""
+        self.one = False
+        """Whether every tuple goes to exactly one task (one grouping, not ``ALL`` or custom;
+        set by `specialise`, whichever send it picks)."""
         self.limit = router.batch_max
         """Tuples per batch now: ``batch_max``, halved while batches pass ``batch_bytes``."""
 
@@ -146,6 +150,7 @@ class StreamRoute:
     def specialise(self, fast: bool = True) -> None:
         """Pick ``send`` for this stream's consumers (done once, when the plan is known;
         ``fast`` False: the general send even where a specialised one exists)."""
+        self.one = not self.direct and len(self.single) == 1 and not self.multi
         if self.direct:
             self.kind = UNDIRECTED
         elif fast and self.silent:
@@ -524,6 +529,12 @@ class Router:
                 f"declare (declared streams: {declared})"
             )
         return route
+
+    def one_copy(self, stream: str | None, direct_task: Any) -> bool:
+        """Whether an emit on ``stream`` (to ``direct_task``) goes to exactly one task: a
+        direct emit, or a stream with one consuming task per tuple (`StreamRoute.one`)."""
+        route = self.routes.get(DEFAULT_STREAM if stream is None else stream)
+        return route is not None and (direct_task is not None or route.one)
 
     def emit(
         self,

@@ -66,7 +66,9 @@ class SpoutCollector:
         direct_task: Any = None,
         need_task_ids: Any = False,
     ) -> list[int] | None:
-        tree = self._tree.start() if tup_id is not None and self._acking else None
+        tree = None
+        if tup_id is not None and self._acking:
+            tree = self._tree.start(self._router.one_copy(stream, direct_task))
         tasks = self._router.emit(tup, stream, direct_task, tree, bool(need_task_ids))
         self.emitted += 1
         if tup_id is not None:

@@ -4,8 +4,12 @@ algorithm, kept in the stream manager as Heron does).
 Each tree is one 64-bit value: the XOR of every edge id sent into it (by the spout's *init* and
 by bolts' *acks*, which carry the acked tuple's edge XOR its children's edges). XOR commutes, so
 the entries may arrive in any order; the value reaches 0 exactly when every edge created has been
-acked (a false zero has probability 2^-64). Memory is bounded by rotating buckets: a tree not
+acked (a false zero has probability 2^-63). Memory is bounded by rotating buckets: a tree not
 completed within the message timeout is dropped (its spout fails it on its own timer).
+
+A tree with an odd root key has no init: its spout sent its only copy with the root key as edge
+(``heron_core.instance._anchoring.SpoutTree``), so its value starts at its key, XORed in with the
+first entry heard of for it.
 """
 
 from __future__ import annotations
@@ -85,7 +89,9 @@ class TreeTracker:
                             del held[key]
                             acked.append(key)
                         break
-                else:
+                else:  # a tree not seen yet: an odd key starts at itself (see above)
+                    if key & 1:
+                        value ^= key
                     if value:
                         newest[key] = value
                     else:

@@ -14,10 +14,16 @@ from heron_core.stmgr._trees import TreeTracker
 
 def tree_messages(rng: random.Random, task: int, root: int, size: int) -> list[tuple_pb2.AckBatch]:
     """The init and ack entries of one tree of ``size`` tuples, built as the instances do:
-    the spout XORs its first edges; each tuple's ack carries its edge XOR its children's."""
+    the spout XORs its first edges; each tuple's ack carries its edge XOR its children's. An
+    odd root is an emit to one task: its one first tuple has the root as edge, and no init
+    is sent (the tracker starts the tree at its key)."""
     edges = [rng.getrandbits(64) or 1 for _ in range(size)]
     parent = [None] + [rng.randrange(i) for i in range(1, size)]  # tuple 0 is a spout child
-    first = [i for i in range(size) if parent[i] is None or rng.random() < 0.2]
+    if root & 1:
+        first = [0]
+        edges[0] = root
+    else:
+        first = [i for i in range(size) if parent[i] is None or rng.random() < 0.2]
     children: dict[int, list[int]] = {i: [] for i in range(size)}
     for i in range(1, size):
         if i not in first:
@@ -25,7 +31,9 @@ def tree_messages(rng: random.Random, task: int, root: int, size: int) -> list[t
     init = 0
     for i in first:
         init ^= edges[i]
-    messages = [tuple_pb2.AckBatch(spout_task=task, init_keys=[root], init_values=[init])]
+    messages = []
+    if not root & 1:
+        messages.append(tuple_pb2.AckBatch(spout_task=task, init_keys=[root], init_values=[init]))
     for i in range(size):
         value = edges[i]
         for c in children[i]:
@@ -69,18 +77,18 @@ def test_a_tree_completes_exactly_when_every_entry_arrived(
 def test_a_fail_reports_the_tree_once_and_forgets_it(seed: int, size: int) -> None:
     rng = random.Random(seed)
     tracker = TreeTracker()
-    messages = tree_messages(rng, task=3, root=77, size=size)
+    messages = tree_messages(rng, task=3, root=78, size=size)
     tracker.apply(messages[0])
-    tracker.apply(tuple_pb2.AckBatch(spout_task=3, fail_keys=[77]))
+    tracker.apply(tuple_pb2.AckBatch(spout_task=3, fail_keys=[78]))
     out = tracker.take_outcomes()
-    assert out[3].failed == [77] and not out[3].acked
+    assert out[3].failed == [78] and not out[3].acked
     assert len(tracker) == 0
 
 
 @given(st.integers(2, 6))
 def test_trees_not_completed_are_dropped_after_nbuckets_rotations(nbuckets: int) -> None:
     tracker = TreeTracker(nbuckets)
-    tracker.apply(tuple_pb2.AckBatch(spout_task=1, init_keys=[5], init_values=[9]))
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, init_keys=[6], init_values=[9]))
     for _ in range(nbuckets - 1):
         assert tracker.rotate() == 0
     assert len(tracker) == 1
@@ -89,13 +97,23 @@ def test_trees_not_completed_are_dropped_after_nbuckets_rotations(nbuckets: int)
 
 def test_reset_moves_a_tree_to_the_newest_bucket() -> None:
     tracker = TreeTracker(3)
-    tracker.apply(tuple_pb2.AckBatch(spout_task=1, init_keys=[5], init_values=[9]))
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, init_keys=[6], init_values=[9]))
     tracker.rotate()
     tracker.rotate()
-    tracker.apply(tuple_pb2.AckBatch(spout_task=1, reset_keys=[5]))
-    assert tracker.take_outcomes()[1].reset == [5]
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, reset_keys=[6]))
+    assert tracker.take_outcomes()[1].reset == [6]
     tracker.rotate()
     tracker.rotate()
     assert len(tracker) == 1
-    tracker.apply(tuple_pb2.AckBatch(spout_task=1, ack_keys=[5], ack_values=[9]))
-    assert tracker.take_outcomes()[1].acked == [5]
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, ack_keys=[6], ack_values=[9]))
+    assert tracker.take_outcomes()[1].acked == [6]
+
+
+def test_an_odd_root_starts_at_its_key_whichever_entry_comes_first() -> None:
+    tracker = TreeTracker(3)
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, ack_keys=[5], ack_values=[5 ^ 12]))
+    assert not tracker.take_outcomes() and len(tracker) == 1  # its children (12) are out
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, ack_keys=[5], ack_values=[12]))
+    assert tracker.take_outcomes()[1].acked == [5] and len(tracker) == 0
+    tracker.apply(tuple_pb2.AckBatch(spout_task=1, ack_keys=[7], ack_values=[7]))
+    assert tracker.take_outcomes()[1].acked == [7]  # its one tuple, acked without children
