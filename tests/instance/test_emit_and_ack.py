@@ -66,7 +66,7 @@ words = st.lists(st.text(max_size=3), max_size=4)
 
 @settings(max_examples=80, deadline=None)
 @given(
-    trees=st.lists(st.lists(st.integers(1, 3), max_size=2, unique=True), max_size=6),
+    trees=st.lists(st.lists(st.integers(1, 6), max_size=3, unique=True), max_size=6),
     stream=st.sampled_from(sorted(STREAMS)),
     acking=st.booleans(),
     grouped=st.booleans(),
