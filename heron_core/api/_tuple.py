@@ -259,6 +259,24 @@ class InputBatch:
         self._each(built.append, (self.values[index],))
         return built[0]
 
+    def _bare(self, index: int) -> Tuple:
+        """Input ``index`` as a Tuple (of the bolt's ``tuple_type``) with its receipt state and
+        the tree state of a Tuple outside any tree, which the caller sets
+        (`heron_core.instance._anchoring.InputCursor`: an input walked without its Tuple)."""
+        kind = self._kind
+        tup: Tuple = _allocator(kind)(kind)
+        tup.id = None
+        tup.component = self.component
+        tup.stream = self.stream
+        tup.task = self.task
+        tup.values = self.values[index]
+        tup._origin = self._origin
+        tup._received = self._received
+        tup._roots = ()
+        tup._ackval = 0
+        tup._edgerun = None
+        return tup
+
     def _each(
         self,
         process: Callable[[Tuple], Any],

@@ -47,8 +47,8 @@ import struct
 from collections.abc import Callable
 from typing import Any, Final
 
-from heron_core.api import Tuple
-from heron_core.api._tuple import Run
+from heron_core.api import InputBatch, Tuple
+from heron_core.api._tuple import Run, count_runs
 from heron_core.errors import UserCodeError, shown
 from heron_core.instance._acking import AckSender, Id, InFlight
 
@@ -390,6 +390,7 @@ class Acker:
         ids = ids if ids is not None else EdgeIds()
         self._tree = Anchored(self, ids)
         self.input_tree = InputTree(ids)
+        self.cursor = InputCursor(self, ids)
 
     def anchored(self, anchors: Any) -> Anchored:
         """The tree of an emit anchored to ``anchors`` (a Tuple or a sequence of them); its
@@ -502,3 +503,146 @@ class Acker:
         if stats is not None:
             stats.failed += 1
             stats.received_s += tup._received
+
+
+class InputCursor(InputTree):
+    """The inputs of one batch with acking on, walked one at a time without a Tuple each, for
+    a front end that hands its bolt one input at a time and settles it for the bolt (the
+    in-process streamparse bolt's auto-anchoring and auto-ack): what `InputBatch._each` and the
+    Tuple path would do, without building a Tuple per input.
+
+    `start` points it at a batch, `next` at the batch's next input (its *current* input, in
+    arrival order). While the current input is not settled, an emit anchored to it takes the
+    cursor as its tree (`tree`; the cursor is the `InputTree` of that input: its trees and the
+    XOR of its children's edges), `ack` and `fail` settle it as `Acker.ack` and `Acker.fail`
+    would settle its Tuple, run edges included. `tuple` builds the current input's Tuple with
+    the state so far, for an input that is named as an anchor or outlives its turn; from then
+    on that Tuple is the input (`tree`, `ack` and `fail` go through it, and so may anything
+    else). One per acker (`Acker.cursor`): a bolt walks one batch at a time."""
+
+    __slots__ = (
+        "_acker",
+        "_batch",
+        "_index",
+        "_left",
+        "_next_run",
+        "_received",
+        "_run",
+        "_runs",
+        "_stats",
+        "built",
+    )
+
+    def __init__(self, acker: Acker, ids: EdgeIds) -> None:
+        super().__init__(ids)
+        self._acker = acker
+        self._batch: InputBatch | None = None  # the batch walked
+        self._stats: InputStats | None = None  # its stream's counters, and its receipt time
+        self._received = 0.0
+        self._runs: list[Any] = []  # its trees, as runs (count_runs)
+        self._next_run = 0  # the index in _runs of the next run
+        self._left = 0  # the inputs of the current run after the current input
+        self._run: Run | None = None  # the current run's counter (None: a run of one)
+        self._index = -1  # the current input's index in the batch
+        self.pending = None  # None: no current input, or settled
+        self.built: Tuple | None = None  # the current input's Tuple, once `tuple` built it
+
+    def start(self, batch: InputBatch) -> InputCursor:
+        """Walk ``batch`` (an `InputBatch` with acking on, whose Tuples were not built):
+        `next` moves to its first input. The batch's Tuples are not to be built after this
+        (`InputBatch.tuples` then gives them settled, as after ``emit_and_ack``)."""
+        runs: Any = batch._trees
+        if runs is None:
+            raise ValueError(f"a batch from {batch.component!r} without tuple trees to walk")
+        if count_runs(runs) != len(batch.values):
+            raise ValueError(
+                f"{len(batch.values)} inputs from {batch.component!r} on {batch.stream!r} "
+                f"came with {count_runs(runs)} tuple trees"
+            )
+        batch._settled = True
+        self._batch = batch
+        self._stats = batch._origin
+        self._received = batch._received
+        self._runs = runs
+        self._next_run = 0
+        self._left = 0
+        self._run = None
+        self._index = -1
+        self.roots = ()
+        self.pending = None
+        self.built = None
+        return self
+
+    def next(self) -> None:
+        """Move to the next input of the batch; raises IndexError past its last one."""
+        if not self._left:
+            at = self._next_run
+            runs = self._runs
+            if at >= len(runs):
+                raise IndexError("InputCursor.next past the last input of its batch")
+            entry = runs[at]
+            self._next_run = at + 1
+            if type(entry) is list:  # a run of inputs sharing their anchors
+                self._left = entry[0]
+                roots = entry[1]
+                self.roots = roots
+                self._run = Run(self._left) if roots else None
+            else:
+                self._left = 1
+                self.roots = entry
+                self._run = None
+        self._left -= 1
+        self._index += 1
+        self.pending = 0
+        self.built = None
+
+    def tree(self) -> Tree | None:
+        """The tree of an emit anchored to the current input: the cursor, the Tuple's once
+        built, None (unanchored copies) for an input outside any tree, or settled (warned)."""
+        built = self.built
+        if built is not None:
+            return self._acker.anchored(built)
+        if self.pending is None:
+            self._acker._warn(_WARN_ACKED)
+            return None
+        return self if self.roots else None
+
+    def tuple(self) -> Tuple:
+        """The current input's Tuple: built with its trees, its run and the edges of its
+        children so far (settled already if the input is), or the one built before."""
+        built = self.built
+        if built is None:
+            batch = self._batch
+            assert batch is not None
+            built = batch._bare(self._index)
+            built._roots = self.roots
+            built._edgerun = self._run
+            built._ackval = self.pending
+            self.pending = None  # from now on the Tuple holds it
+            self.built = built
+        return built
+
+    def ack(self) -> None:
+        """Ack the current input (see `Acker.ack`)."""
+        built = self.built
+        if built is not None:
+            self._acker.ack(built)
+            return
+        pending = self.pending
+        if pending is None:
+            self._acker._warn(_WARN_TWICE)
+            return
+        self.pending = None
+        self._acker.ack_input(self.roots, self._run, pending)
+        stats = self._stats
+        if stats is not None:
+            stats.acked += 1
+            stats.received_s += self._received
+
+    def fail(self) -> None:
+        """Fail the current input's trees (see `Acker.fail`)."""
+        if self.built is None:
+            self.tuple()  # (settled already: the Tuple warns, as a second fail would)
+        built = self.built
+        assert built is not None
+        self._acker.fail(built)

@@ -9,7 +9,7 @@ from typing import Any
 from heron_core.api import DEFAULT_STREAM, InputBatch, Tuple
 from heron_core.api._tuple import count_runs
 from heron_core.errors import UserCodeError
-from heron_core.instance._anchoring import Acker
+from heron_core.instance._anchoring import Acker, InputCursor
 from heron_core.instance._router import HookedRouter, Router
 
 
@@ -157,6 +157,24 @@ class BoltCollector:
         if stats is not None:
             stats.acked += count
             stats.received_s += count * batch._received
+
+    def walk(self, batch: InputBatch) -> InputCursor | None:
+        """The collector's `InputCursor` on ``batch``, for a front end that settles each input
+        for its bolt (see there): None where each input needs its Tuple instead (acking off,
+        its Tuples built already, or a task hook that reports acks). Emits anchored to the
+        cursor's current input go through `emit_current`."""
+        if not self._acking or batch._tuples is not None or self.ack is not self._ack:
+            return None
+        return self._acker.cursor.start(batch)
+
+    def emit_current(
+        self, tup: Any, stream: str | None, direct_task: Any, need_task_ids: Any
+    ) -> list[int] | None:
+        """`emit` anchored to the current input of the cursor (`walk`)."""
+        tasks = self._router.emit(
+            tup, stream, direct_task, self._acker.cursor.tree(), bool(need_task_ids)
+        )
+        return tasks if need_task_ids else None
 
     def reset_timeout(self, tup: Tuple) -> None:
         """Restart the message timeout of every tree ``tup`` belongs to (Storm's

@@ -63,6 +63,8 @@ from heron_core.api import Tuple as NativeTuple
 from heron_core.api.constants import DEFAULT_STREAM, SYSTEM_COMPONENT, TICK_STREAM
 from heron_core.config import acking_enabled, setting
 from heron_core.errors import HeronError, UserCodeError
+from heron_core.instance._anchoring import InputCursor
+from heron_core.instance._bolt import BoltCollector
 from heron_core.multilang import ShellMetric
 from heron_core.plan import GroupingKind
 from heron_core.plugins import resolve_class
@@ -106,8 +108,9 @@ _GONE = object()
 _UNBUILT = object()  # the input being processed came in an InputBatch: no native Tuple yet
 _PTuple = pystorm.Tuple
 _ONE_ANCHOR = (str, _PTuple)
-# runs inputs through the inlined loop: source, stream, task, values, native Tuples, batch
-_RunInputs = Callable[[str, str, Any, Sequence[Any], Iterable[Any], Any], None]
+# runs inputs through the inlined loop: source, stream, task, values, native Tuples (None: those
+# of the batch with acking on, walked by the collector's cursor where it can), batch
+_RunInputs = Callable[[str, str, Any, Sequence[Any], Iterable[Any] | None, Any], None]
 
 
 PYSTORM_SERIES = "3.1"
@@ -454,6 +457,8 @@ class _Driver(abc.ABC):
         for anchor in (anchors,) if isinstance(anchors, _ONE_ANCHOR) else anchors:
             key = anchor.id if isinstance(anchor, _PTuple) else anchor
             native = now.native if current and key == current else pending.get(key, _GONE)
+            if isinstance(native, InputCursor):  # named as an anchor: it needs its Tuple now
+                native = now.native = native.tuple()
             if isinstance(native, NativeTuple):
                 natives.append(native)
             elif native is _GONE:
@@ -497,6 +502,8 @@ class _Driver(abc.ABC):
         native = self._settle(tup)
         if isinstance(native, NativeTuple):
             self._out.ack(native)
+        elif isinstance(native, InputCursor):
+            native.ack()
         elif native is _UNBUILT:
             self._now.batch.acked += 1
         elif native is _GONE:
@@ -506,6 +513,8 @@ class _Driver(abc.ABC):
         native = self._settle(tup)
         if isinstance(native, NativeTuple):
             self._out.fail(native)
+        elif isinstance(native, InputCursor):
+            native.fail()
         elif native is _UNBUILT:
             self._now.batch.failed += 1
         elif native is _GONE:
@@ -654,8 +663,9 @@ class PystormBoltAdapter(_Driver, Bolt):
             return out_emit(tup, stream or DEFAULT_STREAM, natives, direct_task, need_task_ids)
 
         # auto-anchored to the input being processed: straight to the kernel, which checks
-        # the rest (see AutoAnchoredEmit)
-        return AutoAnchoredEmit(self._now, out_emit, general)
+        # the rest (see AutoAnchoredEmit); to the input its cursor is at, where it walks one
+        walker = self._out if isinstance(self._out, BoltCollector) else None
+        return AutoAnchoredEmit(self._now, out_emit, general, walker)
 
     def _direct_inputs(self, component: Any, own_ack: bool) -> _RunInputs:
         """pystorm's ``Bolt._run`` and ``read_tuple``, inlined, for a run of inputs from one
@@ -664,13 +674,17 @@ class PystormBoltAdapter(_Driver, Bolt):
         (`storm_compat.streamparse._inputs.run_inputs`); ``_current_tups`` becomes a property
         computed from ``_now`` (no lists built per input); auto-ack of an input not settled
         during ``process`` goes straight to the native collector or, for an input of a batch
-        with acking off (whose native Tuple is `_UNBUILT`), is counted in the batch."""
+        with acking off (whose native Tuple is `_UNBUILT`), is counted in the batch. With
+        acking on, the inputs of a batch go through the collector's `InputCursor` where it
+        has one (``walk``): no native Tuple is built for an input the component settles
+        during its ``process`` call without naming it as an anchor."""
         ids = self._ids
         out_ack = self._out.ack
         pending = self._pending
         failed = self._failed
         kinds = component._source_tuple_types
         acking = self._acking
+        walk = self._out.walk if isinstance(self._out, BoltCollector) else None
         now = self._now
         type(component)._current_tups = property(now.current_tups, now.assign_current_tups)
 
@@ -679,11 +693,11 @@ class PystormBoltAdapter(_Driver, Bolt):
             stream: str,
             task: int | None,
             rows: Sequence[Any],
-            natives: Iterable[Any],
+            natives: Iterable[Any] | None,
             batch: InputBatch | None,
         ) -> None:
             """Process the inputs ``rows``, whose native Tuples are ``natives`` (`_UNBUILT`
-            for each input of ``batch`` with acking off)."""
+            for each input of ``batch`` with acking off; None: ``batch``'s, acking on)."""
             if not rows:
                 return
             kind = kinds[source].get(stream)
@@ -692,6 +706,7 @@ class PystormBoltAdapter(_Driver, Bolt):
                 # plan out of step gets here): one input at a time
                 arity = len(kind._fields)
                 tuples = batch.tuples() if batch is not None else natives
+                assert tuples is not None
                 for row, native in zip(rows, tuples, strict=False):
                     if len(row) == arity:
                         run(source, stream, task, (row,), (native,), None)
@@ -699,6 +714,11 @@ class PystormBoltAdapter(_Driver, Bolt):
                         self._misfit(kind, row)
                 return
             received_all = received(_PTuple, kind, ids, source, stream, task, rows)
+            cursor = None
+            if natives is None:  # a batch, acking on
+                assert batch is not None
+                cursor = walk(batch) if walk is not None else None
+                natives = repeat(cursor) if cursor is not None else batch.tuples()
 
             def keep(native: Any, tup: Any) -> None:
                 pending[tup.id] = self._built(native, tup, received_all[0])
@@ -715,13 +735,16 @@ class PystormBoltAdapter(_Driver, Bolt):
                 out_ack,
                 keep,
                 failed,
+                cursor,
             )
 
         return run
 
     def _built(self, native: Any, received: Any, first: Any) -> NativeTuple:
         """The native Tuple of the input ``received``: ``native``, or built from the batch
-        being processed, whose first input is ``first``."""
+        being processed, whose first input is ``first``, or by the cursor at it."""
+        if isinstance(native, InputCursor):
+            return native.tuple()
         if native is _UNBUILT:
             return self._now.batch.tuple(int(received.id) - int(first.id))
         return native
@@ -742,7 +765,7 @@ class PystormBoltAdapter(_Driver, Bolt):
         if self._inlined is None or batch.timed:
             super().process_batch(batch)
             return
-        natives = batch.tuples() if self._acking else repeat(_UNBUILT)
+        natives = None if self._acking else repeat(_UNBUILT)
         self._inlined(batch.component, batch.stream, batch.task, batch.values, natives, batch)
 
     def process(self, tup: NativeTuple) -> None:

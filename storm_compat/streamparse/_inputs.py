@@ -3,18 +3,26 @@
 `storm_compat.streamparse._adapter` runs over the inputs of a batch, and the state it keeps about
 the input being processed.
 
-This module imports neither pystorm nor the instance: everything it calls comes in as an
-argument, so that it compiles alone and its plain Python source is the same code.
+This module does not import pystorm: what it calls of the component and the adapter comes in
+as an argument. Of the kernel it knows the bolt collector and its `InputCursor` (an input
+walked without its Tuple), whose methods it calls directly.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, Final
 
 from heron_core.api.constants import DEFAULT_STREAM
+from heron_core.instance._anchoring import InputCursor
+from heron_core.instance._bolt import BoltCollector
 
-__all__ = ["AutoAnchoredEmit", "Current", "all_of_length", "run_inputs"]
+__all__ = ["CURSOR", "AutoAnchoredEmit", "Current", "all_of_length", "run_inputs"]
+
+CURSOR: Final[list[Any]] = []
+"""``Current.anchors`` while the input being processed is the current input of the
+collector's `InputCursor`: an auto-anchored emit goes to the cursor's emit. (A list, so that
+code reading ``anchors`` as a list of anchors still reads a list.)"""
 
 _NEVER_DUE = [False]
 """The pacing flag of inputs that came one by one, not in a batch (never raised)."""
@@ -42,7 +50,8 @@ class Current:
     received: Any  # its pystorm Tuple, from the start to the end of process
     current: Any  # what the component assigned to _current_tups meanwhile
     # with acking on, what an emit without anchors joins while the input is being processed,
-    # unsettled, and _current_tups is not assigned; None otherwise
+    # unsettled, and _current_tups is not assigned (CURSOR: the input the cursor is at); None
+    # otherwise
     anchors: Any
 
     def __init__(self) -> None:
@@ -75,12 +84,14 @@ class AutoAnchoredEmit:
     """pystorm's ``Bolt.emit`` with acking on, as the component's ``emit``: an emit without
     ``anchors`` while an input is being processed, unsettled and ``_current_tups`` not
     assigned (``now.anchors`` is then what auto-anchoring joins) goes straight to ``emit``
-    (the native collector's, which checks the rest); every other emit goes to ``general``
-    with the same arguments. Compiled, it is a C object: no Python frame per emit.
+    (the native collector's, which checks the rest), or to the ``emit_current`` of
+    ``walker`` (the collector whose cursor walks the batch) when those anchors are `CURSOR`;
+    every other emit goes to ``general`` with the same arguments. Compiled, it is a C object:
+    no Python frame per emit, and a direct C call of ``emit_current``.
 
     >>> now, calls = Current(), []
     >>> emit = AutoAnchoredEmit(now, lambda *a: calls.append(("emit", a)),
-    ...                         lambda *a: calls.append(("general", a)))
+    ...                         lambda *a: calls.append(("general", a)), None)
     >>> now.anchors = ["native"]
     >>> emit(["w"]); emit(["w"], anchors=[])
     >>> calls[0], calls[1]
@@ -88,10 +99,17 @@ class AutoAnchoredEmit:
 ('general', (['w'], 'default', [], None, False)))
     """
 
-    def __init__(self, now: Current, emit: Callable[..., Any], general: Callable[..., Any]) -> None:
+    def __init__(
+        self,
+        now: Current,
+        emit: Callable[..., Any],
+        general: Callable[..., Any],
+        walker: BoltCollector | None,
+    ) -> None:
         self.now = now
         self.emit = emit
         self.general = general
+        self.walker = walker
 
     def __call__(
         self,
@@ -103,6 +121,10 @@ class AutoAnchoredEmit:
     ) -> Any:
         if anchors is None:
             natives = self.now.anchors
+            if natives is CURSOR:
+                walker = self.walker
+                if walker is not None:
+                    return walker.emit_current(tup, stream, direct_task, need_task_ids)
             if natives is not None:
                 return self.emit(tup, stream, natives, direct_task, need_task_ids)
         return self.general(tup, stream, anchors, direct_task, need_task_ids)
@@ -130,19 +152,23 @@ def run_inputs(
     ack: Callable[[Any], None],
     keep: Callable[[Any, Any], None],
     failed: Callable[[Exception], None],
+    cursor: InputCursor | None = None,
 ) -> None:
     """pystorm's ``Bolt._run`` for each input: ``component.process`` with its pystorm Tuple
     (of ``received_all``) and, unless the component settled it meanwhile, auto-ack.
 
-    Each input's native Tuple comes from ``natives`` (``unbuilt`` for an input of ``batch``
-    with acking off). The common case (pystorm's own ``ack``, ``auto_ack`` on, not settled
-    during ``process``) acks through ``ack`` or, for an unbuilt input, counts it in
-    ``batch.acked``; an input neither acked nor failed by the end of its ``process`` call, or
-    whose call raised, is handed to ``keep(native, received)`` (kept by id for a later ack,
-    or pystorm's auto-fail); an exception goes to ``failed`` (which may end the task: the
-    inputs counted so far are still added to ``batch.acked``). With ``acking``,
-    ``auto_anchor`` is read once per input, as its processing starts. ``now.batch`` is
-    ``batch`` meanwhile (None again afterwards)."""
+    Each input's native Tuple comes from ``natives``: ``unbuilt`` for an input of ``batch``
+    with acking off; ``cursor`` for an input of ``batch`` with acking on walked without its
+    Tuple (the cursor moves to it as its processing starts, and ``now.anchors`` is `CURSOR`;
+    what needs the Tuple, such as an explicit anchor, has the cursor build it and puts it in
+    ``now.native``). The common case (pystorm's own ``ack``, ``auto_ack`` on, not settled
+    during ``process``) acks through ``ack``, through the cursor, or, for an unbuilt input,
+    counts it in ``batch.acked``; an input neither acked nor failed by the end of its
+    ``process`` call, or whose call raised, is handed to ``keep(now.native, received)`` (kept
+    by id for a later ack, or pystorm's auto-fail); an exception goes to ``failed`` (which may
+    end the task: the inputs counted so far are still added to ``batch.acked``). With
+    ``acking``, ``auto_anchor`` is read once per input, as its processing starts.
+    ``now.batch`` is ``batch`` meanwhile (None again afterwards)."""
     acked = 0
     now.batch = batch
     if batch is not None:
@@ -158,7 +184,11 @@ def run_inputs(
             now.received = received
             now.native = native
             if acking:
-                now.anchors = [native] if component.auto_anchor else []
+                if native is cursor and cursor is not None:
+                    cursor.next()
+                    now.anchors = CURSOR if component.auto_anchor else []
+                else:
+                    now.anchors = [native] if component.auto_anchor else []
             try:
                 component.process(received)
                 if now.native is native and own_ack and component.auto_ack:  # the common case
@@ -166,7 +196,9 @@ def run_inputs(
                     now.received = None
                     now.current = None
                     now.anchors = None
-                    if native is unbuilt:
+                    if native is cursor and cursor is not None:
+                        cursor.ack()
+                    elif native is unbuilt:
                         acked += 1
                     else:
                         ack(native)
@@ -176,7 +208,7 @@ def run_inputs(
             except Exception as exc:
                 now.anchors = None
                 if now.native is not None:  # kept by id, for pystorm's auto-fail
-                    keep(native, received)
+                    keep(now.native, received)
                     now.native = None
                 failed(exc)  # _current_tups stays [received] until the next input
                 now.current = None
@@ -185,7 +217,7 @@ def run_inputs(
             now.current = None
             now.anchors = None
             if now.native is not None:  # neither acked nor failed: keep it by id
-                keep(native, received)
+                keep(now.native, received)
                 now.native = None
     finally:  # also when failed() ends the task
         now.batch = None
