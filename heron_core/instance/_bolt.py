@@ -93,6 +93,9 @@ class BoltCollector:
             tuples = batch.tuples()  # (built before the batch counts as settled)
         router = self._router
         route = router.route(stream)  # an undeclared stream raises before anything is acked
+        # with acking on, through no Tuple, to a stream that sends nothing: every row checked
+        # and counted at once (a bad one raises before anything is acked)
+        unsent = tuples is None and batch._trees is not None and router.send_none(route, groups)
         batch._settled = True
         due = batch.due
         count = len(groups)
@@ -130,9 +133,21 @@ class BoltCollector:
         if count_runs(runs) != count:
             raise ValueError(f"{count} inputs from {batch.component!r} came with other trees")
         i = 0
+        roots: Any
+        if unsent:  # no children: each run's trees get its edge, once
+            for entry in runs:
+                roots = entry[1] if type(entry) is list else entry
+                if roots:
+                    acker.ack_trees(roots, 0)
+                i += entry[0] if type(entry) is list else 1
+                if due[0]:
+                    batch._left = count - i
+                    batch.serve()
+            self._count_acked(batch, count)
+            return
         for entry in runs:
             copies = 1
-            roots: Any = entry
+            roots = entry
             if type(entry) is list:  # a run of inputs sharing their anchors
                 copies, roots = entry[0], entry[1]
             if roots:
@@ -153,6 +168,11 @@ class BoltCollector:
                     batch.serve()
             if roots and copies > 1:
                 acker.ack_trees(roots, 0)  # the run's edges, its last input acked
+        self._count_acked(batch, count)
+
+    @staticmethod
+    def _count_acked(batch: InputBatch, count: int) -> None:
+        """Count ``count`` inputs of ``batch`` acked (its stream's counters)."""
         stats = batch._origin
         if stats is not None:
             stats.acked += count

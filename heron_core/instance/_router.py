@@ -569,6 +569,31 @@ class Router:
             rows = self._rows(route, rows)
         route.send_many(rows, tree)
 
+    def send_none(self, route: StreamRoute, groups: list[Any]) -> bool:
+        """Where ``route`` sends nothing (nobody subscribes to its stream), check and count
+        every row of ``groups`` (each a list, or an iterable, of rows) at once, as
+        `send_rows` of each would, and say so (True); False, having done nothing, where each
+        group must go through `send_rows`. A bad row raises before any is counted."""
+        if route.kind != SILENT:
+            return False
+        rows = 0
+        for group in groups:
+            if type(group) is list:
+                listed: list[Any] = group
+                for values in listed:
+                    kind = type(values)
+                    if kind is not list and kind is not tuple:
+                        route._checked(values)
+                rows += len(listed)
+            else:
+                other: Sequence[Any] = group if type(group) is tuple else self._rows(route, group)
+                for values in other:
+                    if type(values) is not list and type(values) is not tuple:
+                        route._checked(values)
+                rows += len(other)
+        route.emitted += rows
+        return True
+
     def _many(self, rows: Any, stream: str | None) -> tuple[StreamRoute, Any]:
         """The route of ``stream`` and ``rows`` as a list or tuple, or the error that says
         what is wrong with them."""
@@ -644,3 +669,6 @@ class HookedRouter(Router):
 
     def send_rows(self, route: StreamRoute, rows: Any, tree: Tree | None) -> None:
         self.emit_many(rows, route.stream, tree)
+
+    def send_none(self, route: StreamRoute, groups: list[Any]) -> bool:
+        return False  # every emit is reported, even where it goes nowhere

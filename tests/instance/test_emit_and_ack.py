@@ -216,3 +216,23 @@ def test_a_batch_is_settled_once() -> None:
 def test_a_bolt_outside_a_topology_cannot_emit_and_ack() -> None:
     with pytest.raises(HeronError, match="emit_and_ack called outside a running topology"):
         Middle().emit_and_ack(batch_of([[]], acking=False), [[]])
+
+
+def test_on_a_stream_nobody_subscribes_to_a_bad_row_raises_before_anything_is_acked() -> None:
+    bolt, _ = collector(True)
+    batch = batch_of([[1], [2]], acking=True)
+    with pytest.raises(EmitTypeError, match="needs a list or tuple of values, got str"):
+        bolt.emit_and_ack(batch, [[["a"]], ["b"]], "unheard")
+    assert not ack_entries(bolt) and not batch._settled  # nothing acked: it may be retried
+    assert bolt._router.emit_counts()["unheard"] == 0
+    bolt.emit_and_ack(batch, [[["a"], ("b",)], iter([["c"]])], "unheard")
+    assert set(ack_entries(bolt)) == {1, 7} and batch._origin.acked == 2
+    assert bolt._router.emit_counts()["unheard"] == 3
+
+
+def test_task_hooks_see_each_row_on_a_stream_nobody_subscribes_to() -> None:
+    bolt, _ = collector(True)
+    reported: list[Any] = []
+    bolt.hook_emits(lambda values, stream, tasks: reported.append((values, stream, tasks)))
+    bolt.emit_and_ack(batch_of([[1], [2]], acking=True), [[["a"]], [["b"]]], "unheard")
+    assert reported == [(["a"], "unheard", []), (["b"], "unheard", [])]
