@@ -332,12 +332,8 @@ class InputBatch:
                 tup._received = received
                 if runs is not None:
                     if not left:  # the next run's first input
-                        entry = next(runs)
-                        if type(entry) is list:
-                            left, roots = entry[0], entry[1]
-                            run = Run(left) if roots else None
-                        else:
-                            left, roots, run = 1, entry, None
+                        left, roots = run_of(next(runs))
+                        run = Run(left) if left > 1 and roots else None
                     left -= 1
                     # a Tuple built after emit_and_ack acked its input is settled already
                     tup._ackval = None if self._settled else 0
@@ -418,6 +414,18 @@ def count_runs(runs: Any) -> int:
                 continue
         raise ValueError(f"a run is a tuple or [count > 1, anchors tuple], got {repr(item)[:80]}")
     return count
+
+
+def run_of(entry: Any) -> tuple[int, Any]:
+    """(copies, anchors) of one item of a batch's runs, which `count_runs` checked: a run of
+    one input is its anchors tuple, a longer one ``[count, anchors]``.
+
+    >>> run_of([3, ((1, 8, 5),)]), run_of(((1, 7, 9),))
+    ((3, ((1, 8, 5),)), (1, ((1, 7, 9),)))
+    """
+    if type(entry) is list:
+        return entry[0], entry[1]
+    return 1, entry
 
 
 _NEVER = [False]

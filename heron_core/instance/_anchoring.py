@@ -48,7 +48,7 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from heron_core.api import InputBatch, Tuple
-from heron_core.api._tuple import Run, count_runs
+from heron_core.api._tuple import Run, count_runs, run_of
 from heron_core.errors import UserCodeError, shown
 from heron_core.instance._acking import AckSender, Id, InFlight
 
@@ -580,17 +580,11 @@ class InputCursor(InputTree):
             runs = self._runs
             if at >= len(runs):
                 raise IndexError("InputCursor.next past the last input of its batch")
-            entry = runs[at]
             self._next_run = at + 1
-            if type(entry) is list:  # a run of inputs sharing their anchors
-                self._left = entry[0]
-                roots = entry[1]
-                self.roots = roots
-                self._run = Run(self._left) if roots else None
-            else:
-                self._left = 1
-                self.roots = entry
-                self._run = None
+            copies, roots = run_of(runs[at])
+            self._left = copies
+            self.roots = roots
+            self._run = Run(copies) if copies > 1 and roots else None
         self._left -= 1
         self._index += 1
         self.pending = 0

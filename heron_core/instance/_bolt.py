@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from heron_core.api import DEFAULT_STREAM, InputBatch, Tuple
-from heron_core.api._tuple import count_runs
+from heron_core.api._tuple import count_runs, run_of
 from heron_core.errors import UserCodeError
 from heron_core.instance._anchoring import Acker, InputCursor
 from heron_core.instance._router import HookedRouter, Router
@@ -133,23 +133,21 @@ class BoltCollector:
         if count_runs(runs) != count:
             raise ValueError(f"{count} inputs from {batch.component!r} came with other trees")
         i = 0
+        copies: int
         roots: Any
         if unsent:  # no children: each run's trees get its edge, once
             for entry in runs:
-                roots = entry[1] if type(entry) is list else entry
+                copies, roots = run_of(entry)
                 if roots:
                     acker.ack_trees(roots, 0)
-                i += entry[0] if type(entry) is list else 1
+                i += copies
                 if due[0]:
                     batch._left = count - i
                     batch.serve()
             self._count_acked(batch, count)
             return
         for entry in runs:
-            copies = 1
-            roots = entry
-            if type(entry) is list:  # a run of inputs sharing their anchors
-                copies, roots = entry[0], entry[1]
+            copies, roots = run_of(entry)  # (copies > 1: inputs sharing their anchors)
             if roots:
                 tree.roots = roots
             for _ in range(copies):

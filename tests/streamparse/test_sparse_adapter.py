@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import logging
 import pickle
-import signal
 import threading
 import time
-from collections.abc import Iterator
 from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
@@ -22,17 +20,6 @@ from heron_core.errors import UserCodeError
 from storm_compat.streamparse import PystormBoltAdapter, PystormSpoutAdapter
 
 COMPONENTS = ("words", "echo")
-
-
-@pytest.fixture(autouse=True)
-def _isolation() -> Iterator[None]:
-    """pystorm installs SIGUSR1 handlers and TicklessBatchingBolt renames the main thread."""
-    Recording.calls.clear()
-    handler = signal.getsignal(signal.SIGUSR1)
-    name = threading.main_thread().name
-    yield
-    signal.signal(signal.SIGUSR1, handler)
-    threading.main_thread().name = name
 
 
 def start_bolt(

@@ -10,9 +10,6 @@ from __future__ import annotations
 import logging
 import pickle
 import random
-import signal
-import threading
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -37,17 +34,6 @@ from heron_core.instance._router import Router
 from storm_compat.streamparse import PystormBoltAdapter
 
 COMPONENTS = ("words", "echo", "sink")
-
-
-@pytest.fixture(autouse=True)
-def _isolation() -> Iterator[None]:
-    """pystorm installs SIGUSR1 handlers; the components record into one list."""
-    Recording.calls.clear()
-    handler = signal.getsignal(signal.SIGUSR1)
-    name = threading.main_thread().name
-    yield
-    signal.signal(signal.SIGUSR1, handler)
-    threading.main_thread().name = name
 
 
 class Words(Spout):
