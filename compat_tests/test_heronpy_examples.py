@@ -10,23 +10,16 @@ from __future__ import annotations
 
 import ast
 import re
-import signal
-import subprocess
-import sys
-import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from compat_support import processes_under
-from idiom_support import idiom_run
+from idiom_support import HeronRun, idiom_run
 
 pytestmark = pytest.mark.processes
 
 EXAMPLES = Path(__file__).resolve().parent / "heronpy_examples" / "examples" / "src" / "python"
-HERON = str(Path(sys.executable).with_name("heron"))
-DEADLINE_S = 180.0
 WORDS = {"hello", "bye", "good", "bad", "heron", "storm"}
 
 
@@ -37,68 +30,16 @@ def home(tmp_path: Path) -> Iterator[Path]:
         yield home
 
 
-def _wait(what: str, ready: Callable[[], bool], show: Callable[[], str]) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not ready():
-        if time.monotonic() > deadline:
-            pytest.fail(f"no {what} within {DEADLINE_S} s:\n{show()}")
-        time.sleep(0.2)
-
-
-class _Running:
-    """``heron run PROGRAM`` in the background; its lines as ``<component>:<task> | text``."""
-
-    def __init__(self, program: str, home: Path, *flags: str) -> None:
-        self.proc = subprocess.Popen(
-            [HERON, "run", str(EXAMPLES / program), "--heron-home", str(home), *flags],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-            start_new_session=True,
-        )
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        self.lines.extend(line.rstrip("\n") for line in self.proc.stdout)
-
-    @property
-    def output(self) -> str:
-        return "\n".join(self.lines)
-
-    def shown(self, component: str, text: str) -> dict[int, list[str]]:
-        """``{task: [the part after text, of each line of the component containing it]}``."""
-        found: dict[int, list[str]] = {}
-        for line in list(self.lines):
-            who, _, said = line.partition(" | ")
-            name, _, task = who.partition(":")
-            if name == component and task.isdigit() and text in said:
-                found.setdefault(int(task), []).append(said.partition(text)[2])
-        return found
-
-    def stop(self) -> None:
-        """SIGINT, then wait for the run's end (it stops every process it started)."""
-        try:
-            if self.proc.poll() is None:
-                self.proc.send_signal(signal.SIGINT)
-            self.proc.wait(timeout=DEADLINE_S)
-        finally:
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
-            self._reader.join(30)
-            if self.proc.stdout is not None:
-                self.proc.stdout.close()
-        assert self.proc.returncode == 0, self.output
+def _running(program: str, home: Path, *flags: str) -> HeronRun:
+    """``heron run PROGRAM`` in the background."""
+    return HeronRun("run", str(EXAMPLES / program), *flags, home=home)
 
 
 def test_word_count_with_heron_run(home: Path) -> None:
     # TopologyBuilder + build_and_submit() under __main__, named by sys.argv[1]; ATLEAST_ONCE:
     # every word is acked by a count bolt and the ack reaches the spout with its tup_id; fields
     # grouping: each word is counted by one task only; "heron" counts ten.
-    run = _Running("word_count_topology.py", home)
+    run = _running("word_count_topology.py", home)
     try:
 
         def ready() -> bool:
@@ -106,10 +47,10 @@ def test_word_count_with_heron_run(home: Path) -> None:
             acks = run.shown("word_spout", "Acked ")
             return len(maps) == 2 and all(len(m) >= 2 for m in maps.values()) and len(acks) == 2
 
-        _wait("ticks and acks", ready, lambda: run.output)
+        run.wait_for("ticks and acks", ready, lambda: run.stdout)
     finally:
         run.stop()
-    assert "running 'word_count_topology'" in run.output  # the name the program got
+    assert "running 'word_count_topology'" in run.stdout  # the name the program got
     maps = run.shown("count_bolt", "Current map: ")
     last = [ast.literal_eval(seen[-1]) for seen in maps.values()]
     counted = [set(m) for m in last]
@@ -118,7 +59,7 @@ def test_word_count_with_heron_run(home: Path) -> None:
     assert all(m["heron"] % 10 == 0 for m in last if "heron" in m), last
     acks = [a for seen in run.shown("word_spout", "Acked ").values() for a in seen]
     assert all(a.endswith("tup_id: message id") for a in acks), acks
-    assert run.shown("word_spout", "Failed ") == {}, run.output
+    assert run.shown("word_spout", "Failed ") == {}, run.stdout
 
 
 def test_multi_stream_and_custom_grouping_with_heron_run(home: Path) -> None:
@@ -126,8 +67,8 @@ def test_multi_stream_and_custom_grouping_with_heron_run(home: Path) -> None:
     # the default and the "error" stream go to the aggregator (ALL). CustomGrouping: the
     # grouping defined in the program sends every word to the first consume_bolt task;
     # prepare() gets the source component's name.
-    multi = _Running("multi_stream_topology.py", home / "multi")
-    run = _Running("custom_grouping_topology.py", home / "custom")
+    multi = _running("multi_stream_topology.py", home / "multi")
+    run = _running("custom_grouping_topology.py", home / "custom")
 
     def streams() -> list[dict[str, int]]:
         found = multi.shown("stream_aggregator", "Current stream counter: ")
@@ -143,7 +84,7 @@ def test_multi_stream_and_custom_grouping_with_heron_run(home: Path) -> None:
         )
 
     try:
-        _wait("stream counts and consumed totals", ready, lambda: multi.output + run.output)
+        run.wait_for("stream counts and consumed totals", ready, lambda: multi.stdout + run.stdout)
     finally:
         multi.stop()
         run.stop()
@@ -159,7 +100,7 @@ def test_multi_stream_and_custom_grouping_with_heron_run(home: Path) -> None:
     assert all(consumed[t] == 0 for t in consumed if t != first), consumed
     prepared = [
         line.partition("SampleCustomGrouping prepare: ")[2]
-        for line in run.lines
+        for _, line in run.lines
         if "SampleCustomGrouping prepare: " in line
     ]
     assert prepared == [
@@ -173,8 +114,8 @@ def test_window_size_and_half_acking_with_heron_run(home: Path) -> None:
     # two spouts, and windows stay non-empty long after the first ones only if those acks reach
     # the spouts. HalfAcking: the bolt fails every second tuple, and the spouts see fails and
     # acks alike.
-    window = _Running("window_size_topology.py", home / "window")
-    half = _Running("half_acking_topology.py", home / "half")
+    window = _running("window_size_topology.py", home / "window")
+    half = _running("half_acking_topology.py", home / "half")
     pattern = re.compile(r"\[(\d+), (\d+)\] holds (\d+) tuples")
 
     def windows() -> dict[int, list[tuple[int, int, int]]]:
@@ -193,7 +134,7 @@ def test_window_size_and_half_acking_with_heron_run(home: Path) -> None:
         )
 
     try:
-        _wait("late windows, acks and fails", ready, lambda: window.output + half.output)
+        window.wait_for("late windows, acks and fails", ready, lambda: window.stdout + half.stdout)
     finally:
         window.stop()
         half.stop()
@@ -201,7 +142,7 @@ def test_window_size_and_half_acking_with_heron_run(home: Path) -> None:
         assert all(end - start == 4 for start, end, _ in task_windows), task_windows
         assert all(size <= 200 for _, _, size in task_windows), task_windows
     received = half.shown("half_ack_bolt", "Total received: ")
-    assert any(int(seen[-1]) > 0 for seen in received.values()), half.output
+    assert any(int(seen[-1]) > 0 for seen in received.values()), half.stdout
 
 
 def test_stateful_word_count_with_heron_run(home: Path) -> None:
@@ -210,7 +151,7 @@ def test_stateful_word_count_with_heron_run(home: Path) -> None:
     # pre_save before each checkpoint; after kill -9 of a count bolt the whole topology rolls
     # back, and the restarted bolt starts from the state it saved at a checkpoint.
     interval = ("--config-property", "topology.stateful.checkpoint.interval.seconds=1")
-    run = _Running("stateful_word_count_topology.py", home, *interval)
+    run = _running("stateful_word_count_topology.py", home, *interval)
     snapshot = re.compile(r"^(\d{13}-\d{6}) : (\{.*\})$")
 
     def snapshots(component: str) -> dict[int, list[tuple[str, dict[str, int]]]]:
@@ -231,7 +172,7 @@ def test_stateful_word_count_with_heron_run(home: Path) -> None:
             counts = snapshots("count_bolt")
             return len(counts) == 2 and all(len(s) >= 2 and s[-1][1] for s in counts.values())
 
-        _wait("two snapshots of each count bolt", saved, lambda: run.output)
+        run.wait_for("two snapshots of each count bolt", saved, lambda: run.stdout)
         victim_task = min(snapshots("count_bolt"))
         victim = next(
             p
@@ -241,10 +182,10 @@ def test_stateful_word_count_with_heron_run(home: Path) -> None:
             and p.cmdline()[p.cmdline().index("--task-id") + 1] == str(victim_task)
         )
         victim.kill()
-        _wait(
+        run.wait_for(
             "the killed bolt's restart from its saved state",
             lambda: any(r for r in recovered().get(victim_task, [])[1:]),
-            lambda: run.output,
+            lambda: run.stdout,
         )
     finally:
         run.stop()

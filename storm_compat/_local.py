@@ -8,9 +8,11 @@ later" call, so this module composes its public steps (`prepare`, `install`, `un
 
 from __future__ import annotations
 
+import contextlib
 import getpass
 import itertools
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -124,6 +126,26 @@ class LocalTopology:
                     f"died; {self._log_tail(seen)}"
                 )
         self._seen.update(running)
+
+    def dump_stacks(self, settle_s: float = 2.0) -> int:
+        """Have every process of the topology print each thread's stack to its log (SIGUSR1:
+        see ``heron_core._logging.enable_stack_dumps``), for a topology that hangs; waits up to
+        ``settle_s`` for the logs to stop growing. Returns how many processes were signalled."""
+        signalled = 0
+        for process in topology_processes(self.topology_id):
+            with contextlib.suppress(psutil.Error):
+                process.send_signal(signal.SIGUSR1)
+                signalled += 1
+        logs = self.deployment.working_dir / "logs"
+
+        def size() -> int:
+            return sum(p.stat().st_size for p in logs.glob("*.log") if p.is_file())
+
+        deadline, before = time.monotonic() + settle_s, -1
+        while time.monotonic() < deadline and size() != before:
+            before = size()
+            time.sleep(0.2)
+        return signalled
 
     def _log_tail(self, instance: _Instance) -> str:
         name = f"container_{instance.container}_{instance.component}_{instance.task}.log"

@@ -213,8 +213,10 @@ def _wait(
     while not condition():
         running.check_instances()
         if time.monotonic() > deadline:
+            running.dump_stacks()  # where each process is, in its log
             raise AssertionError(
-                f"topology {running.name!r}: timed out after {timeout_s:g} s {describe()}"
+                f"topology {running.name!r}: timed out after {timeout_s:g} s {describe()}; "
+                "each process printed its threads' stacks to its log"
             )
         time.sleep(_POLL_S)
 

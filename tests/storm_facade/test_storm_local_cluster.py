@@ -69,6 +69,30 @@ def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) 
             cluster.killTopology("pausing")
 
 
+def test_dump_stacks_has_every_process_print_its_threads_to_its_log(
+    home: Path, tmp_path: Path
+) -> None:
+    # what completeTopology does before it reports a topology that did not complete in time
+    events = tmp_path / "events"
+    events.mkdir()
+    builder = TopologyBuilder()
+    builder.setSpout("numbers", EventSpout(str(events)))
+    builder.setBolt("sink", TickCountingBolt(str(events))).shuffleGrouping("numbers")
+    with LocalCluster(heron_home=home, keep_logs=True) as cluster:
+        cluster.submitTopology("stacks", {}, builder.createTopology())
+        wait_until(lambda: "emit" in lines(events / "spout.log"), "the first emit")
+        running = cluster.topology("stacks")
+        # two executors, the tmanager, the stream manager, the metrics manager, two instances
+        assert running.dump_stacks() >= 7
+        logs = running.deployment.working_dir / "logs"
+        for name in ("stmgr-1", "container_1_numbers_1", "container_1_sink_2"):
+            wait_until(
+                lambda name=name: "most recent call first" in (logs / f"{name}.log").read_text(),
+                f"the stack dump in {name}.log",
+            )
+        cluster.killTopology("stacks")
+
+
 def test_cluster_and_topology_info_and_kill_with_options(
     home: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

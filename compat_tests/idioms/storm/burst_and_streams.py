@@ -2,7 +2,7 @@
 per tuple; and streams nobody subscribes to, emitted on loosely: written as Storm users write
 them.
 
-    heron run burst_and_streams.py --time 25
+    heron run burst_and_streams.py   (Ctrl-C once the burst is through, about 6 s after start)
 """
 
 import time
