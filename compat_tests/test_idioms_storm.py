@@ -12,18 +12,11 @@ from pathlib import Path
 
 import pytest
 from compat_support import logs_under
-from idiom_support import IDIOMS, HeronRun, Records, heron, idiom_run, median
+from idiom_support import IDIOMS, HeronRun, Records, heron, idiom_run, median, must_have_settled
 
 pytestmark = pytest.mark.processes
 
 SLEEPY = IDIOMS / "storm" / "sleepy_sentences.py"
-
-
-SETTLE_S = 5.0
-"""A tuple emitted this long before the stop must have reached the last bolt and been acked
-(the defect this guards against held tuples for minutes). Not less: under a loaded suite this
-machine's vCPUs stall for seconds (a full-suite run saw every process of the topology frozen
-for 2.3 s, and a tuple emitted 2.01 s before the stop was not done)."""
 
 
 STOP_GRACE_S = 60.0
@@ -53,21 +46,6 @@ def run_sleepy(tmp_path: Path, seconds: int, spout_ms: int, bolt_ms: int) -> tup
         # stops by itself at SIGTERM, none is killed when its grace period ends
         assert "did not stop within" not in ran.stdout + logs_under(home), ran.stdout
         return Records.read(out), stopped
-
-
-def must_have_settled(emitted: dict[int, list[float]], stopped: float, sleep_ms: int) -> list[int]:
-    """The tuples a run of a spout sleeping ``sleep_ms`` per emit must have settled by its stop:
-    emitted over SETTLE_S before it, and followed by at least half of SETTLE_S's worth of the
-    spout's own emits. The defect these runs guard against held tuples while the spout went on
-    emitting; a host stall (see SETTLE_S) freezes the spout with the rest: CI saw one of 8 s at
-    the end of a run, in which the spout, sleeping 100 ms, emitted 3 tuples."""
-    order = sorted(emitted, key=lambda n: emitted[n][0])
-    later_needed = int(SETTLE_S / 2 / (sleep_ms / 1000.0))
-    return [
-        n
-        for index, n in enumerate(order)
-        if emitted[n][0] < stopped - SETTLE_S and len(order) - 1 - index >= later_needed
-    ]
 
 
 @pytest.mark.parametrize("sleep_ms", [10, 100, 300])
