@@ -184,7 +184,8 @@ class HeronRun:
 
     def wait_for(self, what: str, ready: Callable[[], bool], show: Callable[[], str]) -> None:
         """Poll ``ready`` until it holds; fail (with ``show()``) when the run ends first or
-        DEADLINE_S passes."""
+        DEADLINE_S passes (then every process of the home first prints each thread's stack to
+        its log, which `idiom_run` shows)."""
         deadline = time.monotonic() + DEADLINE_S
         while not ready():
             if self.proc.poll() is not None:
@@ -192,6 +193,9 @@ class HeronRun:
                     f"{self.command} ended (exit {self.proc.returncode}) before {what}:\n{show()}"
                 )
             if time.monotonic() > deadline:
+                for process in processes_under(self.home):  # each prints its stacks to its log
+                    with contextlib.suppress(psutil.Error):
+                        process.send_signal(signal.SIGUSR1)
                 pytest.fail(f"no {what} within {DEADLINE_S} s:\n{show()}")
             time.sleep(0.2)
 
