@@ -38,12 +38,19 @@ def lines(path: Path) -> list[str]:
     return path.read_text().splitlines() if path.exists() else []
 
 
-def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) -> None:
+def numbers_to_a_sink(tmp_path: Path) -> tuple[TopologyBuilder, Path]:
+    """A spout of numbers shuffled to a bolt counting ticks; both write to the returned
+    events directory (``spout.log``, ``bolt.log``)."""
     events = tmp_path / "events"
     events.mkdir()
     builder = TopologyBuilder()
     builder.setSpout("numbers", EventSpout(str(events)))
     builder.setBolt("sink", TickCountingBolt(str(events))).shuffleGrouping("numbers")
+    return builder, events
+
+
+def test_deactivate_stops_next_tuple_until_activate(home: Path, tmp_path: Path) -> None:
+    builder, events = numbers_to_a_sink(tmp_path)
     spout_log, bolt_log = events / "spout.log", events / "bolt.log"
     with LocalCluster(heron_home=home, keep_logs=True) as cluster:
         cluster.submitTopology("pausing", {}, builder.createTopology())
@@ -73,11 +80,7 @@ def test_dump_stacks_has_every_process_print_its_threads_to_its_log(
     home: Path, tmp_path: Path
 ) -> None:
     # what completeTopology does before it reports a topology that did not complete in time
-    events = tmp_path / "events"
-    events.mkdir()
-    builder = TopologyBuilder()
-    builder.setSpout("numbers", EventSpout(str(events)))
-    builder.setBolt("sink", TickCountingBolt(str(events))).shuffleGrouping("numbers")
+    builder, events = numbers_to_a_sink(tmp_path)
     with LocalCluster(heron_home=home, keep_logs=True) as cluster:
         cluster.submitTopology("stacks", {}, builder.createTopology())
         wait_until(lambda: "emit" in lines(events / "spout.log"), "the first emit")
