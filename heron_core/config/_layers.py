@@ -16,9 +16,8 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from heron_core.config._keys import REGISTRY
+from heron_core.config._yaml import load_yaml, load_yaml_file
 from heron_core.errors import ConfigurationError
 
 __all__ = [
@@ -250,7 +249,9 @@ def load_cluster_config(
 
     Raises:
         ConfigurationError: the cluster is unknown (listing the known ones), the file is not
-            valid YAML or not a mapping (naming the file), or a value is invalid.
+            valid YAML, breaks a limit of `load_yaml` (too large, expands too much through
+            its aliases, nests too deeply) or is not a mapping (naming the file), or a value
+            is invalid.
 
     >>> load_cluster_config("localzk")["heron.class.state.manager"]
     'zookeeper'
@@ -263,16 +264,11 @@ def load_cluster_config(
             f"unknown cluster {cluster!r}: no {cluster}.yaml in {directory}; "
             f"known clusters: {known}"
         )
-    try:
-        values = yaml.safe_load(file.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise ConfigurationError(f"cluster config {file}: invalid YAML: {exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(
-            f"cluster config {file}: not UTF-8 text (byte {exc.start} cannot be decoded)"
-        ) from None
-    except RecursionError:
-        raise ConfigurationError(f"cluster config {file}: its YAML nests too deeply") from None
+    source = f"cluster config {file}"
+    if isinstance(file, Path):
+        values = load_yaml_file(file, source)
+    else:  # a built-in config inside the installed package
+        values = load_yaml(file.read_text(encoding="utf-8"), source)
     if values is None:
         values = {}
     if not isinstance(values, dict):

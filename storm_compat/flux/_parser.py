@@ -10,8 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-import yaml
-
+from heron_core.config import load_yaml, read_input_text
 from heron_core.errors import ConfigurationError
 from storm_compat.flux._model import (
     BeanDef,
@@ -68,9 +67,12 @@ def load_definition(path: Path, properties: Mapping[str, str]) -> FluxDefinition
     config keys and same-id components, spouts and bolts replace the includer's; otherwise
     only what the includer lacks is added. Streams are always added.
 
+    Every file is read by the limited loader (`heron_core.config.load_yaml`): a file that is too
+    large, expands too much through its aliases or nests too deeply is refused.
+
     Raises:
-        ConfigurationError: a file is missing or is not valid Flux (naming the file and the
-            entry), or includes form a cycle.
+        ConfigurationError: a file is missing, breaks a limit of the loader or is not valid
+            Flux (naming the file and the entry), or includes form a cycle.
     """
     path = path.resolve()
     return _load(path, properties, path.parent, ())
@@ -79,23 +81,9 @@ def load_definition(path: Path, properties: Mapping[str, str]) -> FluxDefinition
 def _load(
     path: Path, properties: Mapping[str, str], root: Path, stack: tuple[Path, ...]
 ) -> FluxDefinition:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigurationError(f"cannot read flux file {str(path)!r}: {exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigurationError(
-            f"flux file {str(path)!r} is not UTF-8 text (byte {exc.start} cannot be decoded)"
-        ) from None
-    try:
-        data = yaml.safe_load(substitute(text, properties, str(path)))
-    except yaml.YAMLError as exc:
-        problem = _yaml_problem(exc)
-        raise ConfigurationError(f"flux file {str(path)!r} is not valid YAML: {problem}") from None
-    except RecursionError:
-        raise ConfigurationError(
-            f"flux file {str(path)!r} nests its YAML too deeply to be a Flux topology"
-        ) from None
+    source = f"flux file {str(path)!r}"
+    text = read_input_text(path, source)
+    data = load_yaml(substitute(text, properties, str(path)), source)
     entries = _Entries(path)
     if data is None:
         data = {}
@@ -190,16 +178,6 @@ def _short(value: object) -> str:
     """
     text = repr(value)
     return text if len(text) <= _SHOWN else f"{text[: _SHOWN - 1]}...({len(text)} characters)"
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """What is wrong and where (line and column), without PyYAML's quote of the line: a file
-    named by ``includes`` may be any file, whose contents an error must not print."""
-    if isinstance(exc, yaml.MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        where = "" if mark is None else f"line {mark.line + 1}, column {mark.column + 1}: "
-        return f"{where}{exc.problem or exc.context or type(exc).__name__}"
-    return type(exc).__name__
 
 
 class _Entries:

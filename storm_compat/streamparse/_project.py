@@ -8,13 +8,13 @@ file defines a ``streamparse.Topology`` subclass and imports its components from
 from __future__ import annotations
 
 import importlib.util
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from heron_core.config import load_json_file
 from heron_core.errors import ConfigurationError, UserCodeError
 
 __all__ = ["CONFIG_FILE", "SparseProject"]
@@ -42,7 +42,8 @@ class SparseProject:
         """Read a project's ``config.json``; the project root is its directory.
 
         Raises:
-            ConfigurationError: the file is missing, not JSON, not an object, or has no
+            ConfigurationError: the file is missing, larger than the input limit
+                (`heron_core.config.MAX_INPUT_BYTES`), not JSON, not an object, or has no
                 ``topology_specs``.
 
         >>> SparseProject.load("/nonexistent/config.json")
@@ -57,14 +58,7 @@ does not exist (run the command inside a project made by 'sparse quickstart', or
                 f"no streamparse project: {path} does not exist (run the command inside a "
                 "project made by 'sparse quickstart', or pass --config)"
             )
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:  # not UTF-8 (UnicodeDecodeError) or not JSON
-            raise ConfigurationError(f"{path} is not valid JSON: {exc}") from exc
-        except RecursionError:
-            raise ConfigurationError(f"{path} nests its JSON too deeply") from None
-        except OSError as exc:
-            raise ConfigurationError(f"cannot read {path}: {exc}") from exc
+        config = load_json_file(path, str(path))
         if not isinstance(config, dict):
             raise ConfigurationError(f"{path} must hold a JSON object, got {type(config).__name__}")
         if not isinstance(config.get("topology_specs"), str):

@@ -113,7 +113,10 @@ def test_unknown_reserved_key_in_file_names_the_file(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("text", "pattern"),
-    [("heron.class.scheduler: [local\n", "invalid YAML"), ("- a\n- b\n", "expected a mapping")],
+    [
+        ("heron.class.scheduler: [local\n", "is not valid YAML"),
+        ("- a\n- b\n", "expected a mapping"),
+    ],
 )
 def test_malformed_file_names_the_file(tmp_path: Path, text: str, pattern: str) -> None:
     path = _write(tmp_path, "broken", text)
