@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from heron_core.cli._http_options import allowed_host_option
 from heron_core.cli._options import config_path_option, heron_home_option
 from heron_core.client import client_config
 from heron_core.config import known_clusters
@@ -28,12 +29,17 @@ __all__ = ["tracker_command"]
     default="127.0.0.1",
     show_default=True,
     help="Address to listen on (0.0.0.0: every interface; the API serves the topologies' "
-    "logs and files to whoever reaches it).",
+    "plans, metrics and logs to whoever reaches it).",
 )
+@allowed_host_option
 @config_path_option
 @heron_home_option
 def tracker_command(
-    port: int, address: str, config_path: str | None, heron_home: str | None
+    port: int,
+    address: str,
+    allowed_hosts: tuple[str, ...],
+    config_path: str | None,
+    heron_home: str | None,
 ) -> None:
     """Serve Heron's tracker REST API over every configured cluster.
 
@@ -48,6 +54,11 @@ def tracker_command(
     /topologies/{schedulerlocation,metadata,runtimestate,config}
     /topologies/{metrics,metricstimeline,exceptions,exceptionsummary,pid}
     /topologies/{containerfiledata,containerfilestats,containerfiledownload}
+
+    The container file routes serve each container's logs (logs/<file>) and nothing else
+    of its working directory. Requests whose Host header is not the address it listens
+    on (or, on 127.0.0.1 or 0.0.0.0, localhost, 127.0.0.1 or [::1]) with its port, nor a
+    name given with --allowed-host, are refused (400).
 
     \b
     heron tracker --port 8888
@@ -74,5 +85,6 @@ def tracker_command(
         configs,
         address=address,
         port=port,
+        allowed_hosts=allowed_hosts,
         announce=lambda text: click.echo(f"heron tracker: {text}"),
     )

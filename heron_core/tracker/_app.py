@@ -22,6 +22,7 @@ from fastapi import FastAPI, HTTPException, Query, Request, Response
 from fastapi.responses import PlainTextResponse, StreamingResponse
 from google.protobuf.message import Message
 
+from heron_core._front_door import FrontDoor, FrontDoorMiddleware
 from heron_core.errors import HeronError
 from heron_core.metricsmgr import STMGR_COMPONENT, path_refusal
 from heron_core.proto import common_pb2, metrics_pb2, physical_plan_pb2, tmanager_pb2
@@ -52,7 +53,12 @@ Instances = Annotated[
     Query(alias="instance", description="instance ids (repeatable); default: every instance"),
 ]
 Container = Annotated[int, Query(description="a container id (1..N)")]
-Path = Annotated[str, Query(description="a path relative to the container's working directory")]
+FilePath = Annotated[
+    str, Query(description="a file of the container's logs: logs/<name> (nothing else is served)")
+]
+DirPath = Annotated[
+    str, Query(description="logs, or . (the working directory, listing logs alone)")
+]
 
 
 def _not_found(message: str) -> HTTPException:
@@ -80,12 +86,16 @@ def _checked(answer: Message | None, request: Message, expected: type[M], who: s
     return answer
 
 
-def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
+def create_app(
+    tracker: Tracker, *, timeout: float = 3.0, front_door: FrontDoor | None = None
+) -> FastAPI:
     """The FastAPI application serving ``tracker`` (its OpenAPI page is at ``/``).
 
     Args:
         tracker: a started tracker.
         timeout: seconds the tmanager or a shell gets to answer one request (for messages).
+        front_door: the ``Host`` names (and ``Origin`` of a request other than GET) it
+            answers; others get 400 (403). None: the loopback names with any port.
     """
     app = FastAPI(
         title="Heron tracker",
@@ -93,6 +103,8 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         docs_url="/",
         redoc_url=None,
     )
+    door = front_door or FrontDoor("127.0.0.1", None, server="heron tracker")
+    app.add_middleware(FrontDoorMiddleware, door=door, error_key="detail")
 
     @app.middleware("http")
     async def process_time(
@@ -228,11 +240,13 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
             raise _not_found(status.message or f"the shell of container {container} said NOTOK")
         return answer
 
-    def check_path(path: str) -> str:
-        refused = path_refusal(path)
+    def check_path(path: str, *, listing: bool = False) -> str:
+        """``path`` if the shell serves it (`path_refusal`, the shell's own rule), else 400
+        naming the path and the rule."""
+        refused = path_refusal(path, listing=listing)
         if refused is not None:
             raise _bad(refused)
-        return "" if path in ("", ".") else path
+        return path
 
     # ----------------------------------------------------------------------------- routes
 
@@ -511,14 +525,14 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         cluster: Cluster,
         topology: TopologyName,
         container: Container,
-        path: Path,
+        path: FilePath,
         offset: Annotated[int, Query(description="byte offset; -1: the last `length` bytes")] = 0,
         length: Annotated[int, Query(description="bytes to read (at most 1 MiB)")] = _CHUNK,
         environ: Environ = None,
         role: Role = None,
     ) -> dict[str, Any]:
-        """``{data, offset, length, size}``: a chunk of a file of the container's working
-        directory (``data`` decoded as UTF-8, invalid bytes replaced)."""
+        """``{data, offset, length, size}``: a chunk of a file of the container's logs
+        (``data`` decoded as UTF-8, invalid bytes replaced)."""
         snapshot = topology_of(cluster, topology, environ, role)
         relative = check_path(path)
         if not -1 <= offset <= _I64:
@@ -539,14 +553,15 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         cluster: Cluster,
         topology: TopologyName,
         container: Container,
-        path: Path = ".",
+        path: DirPath = ".",
         environ: Environ = None,
         role: Role = None,
     ) -> dict[str, Any]:
-        """``{name: {is_dir, size, mtime, path, formatted_stat}}``: the entries of a directory
-        of the container's working directory."""
+        """``{name: {is_dir, size, mtime, path, formatted_stat}}``: the log files of the
+        container (``path`` logs), or the working directory's served entry (``path`` .:
+        logs alone)."""
         snapshot = topology_of(cluster, topology, environ, role)
-        relative = check_path(path)
+        relative = check_path(path, listing=True)
         request = metrics_pb2.ShellListRequest(path=relative)
         answer = ask_shell(snapshot, container, request, metrics_pb2.ShellListResponse)
         listing = {}
@@ -568,15 +583,13 @@ def create_app(tracker: Tracker, *, timeout: float = 3.0) -> FastAPI:
         cluster: Cluster,
         topology: TopologyName,
         container: Container,
-        path: Path,
+        path: FilePath,
         environ: Environ = None,
         role: Role = None,
     ) -> StreamingResponse:
-        """The whole file, streamed as an attachment."""
+        """The whole log file ``path``, streamed as an attachment."""
         snapshot = topology_of(cluster, topology, environ, role)
         relative = check_path(path)
-        if not relative:
-            raise _bad("path must name a file")
         first = ask_shell(
             snapshot,
             container,

@@ -6,12 +6,13 @@ import errno
 import logging
 import signal
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import FrameType
 from typing import Any
 
 import uvicorn
 
+from heron_core._front_door import FrontDoor, parse_allowed_hosts
 from heron_core.errors import ConfigurationError
 from heron_core.tracker._app import create_app
 from heron_core.tracker._watch import Tracker
@@ -41,6 +42,7 @@ def serve(
     *,
     address: str = "127.0.0.1",
     port: int = 8888,
+    allowed_hosts: Sequence[str] = (),
     announce: Callable[[str], None] = print,
     timeout: float = 3.0,
     **options: Any,
@@ -49,12 +51,17 @@ def serve(
     ``address:port`` (port 0: any free port) until SIGINT or SIGTERM; then stop every watch
     and return.
 
+    Only requests whose ``Host`` is the bound address and port, a loopback name when that
+    address is loopback or a wildcard, or one of ``allowed_hosts`` (``NAME`` or
+    ``NAME:PORT``) are answered; others get 400 (see `heron_core._front_door`).
     ``announce`` receives ``"serving http://<address>:<port>"`` once the socket is bound (the
     real port when ``port`` is 0). Other ``options`` go to each `ClusterWatch`.
 
     Raises:
-        ConfigurationError: the address cannot be bound (e.g. the port is in use).
+        ConfigurationError: the address cannot be bound (e.g. the port is in use), or an
+            allowed host is not a host name.
     """
+    extra_hosts = parse_allowed_hosts(allowed_hosts)
     sock = _bind(address, port)
     tracker = Tracker(clusters, timeout=timeout, **options)
     stopped: list[int] = []
@@ -66,15 +73,17 @@ def serve(
     previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         tracker.start()
+        host, bound_port = sock.getsockname()[:2]
+        door = FrontDoor(address, bound_port, extra_hosts, server="heron tracker")
         config = uvicorn.Config(
-            create_app(tracker, timeout=timeout),
+            create_app(tracker, timeout=timeout, front_door=door),
             log_config=None,
             access_log=False,
             lifespan="off",
+            proxy_headers=False,  # no X-Forwarded-* from a client: a peer is what it is
             timeout_graceful_shutdown=5,
         )
         server = uvicorn.Server(config)
-        host, bound_port = sock.getsockname()[:2]
         shown = f"[{host}]" if ":" in host else host
         announce(f"serving http://{shown}:{bound_port}")
         server.run(sockets=[sock])

@@ -216,13 +216,13 @@ def test_the_shell_answers_after_garbage(
     tmp_path_factory: pytest.TempPathFactory, messages: list[list[bytes]]
 ) -> None:
     root = tmp_path_factory.getbasetemp() / "shell"
-    root.mkdir(exist_ok=True)
-    (root / "a.log").write_text("hello\n")
+    (root / "logs").mkdir(parents=True, exist_ok=True)
+    (root / "logs" / "a.log").write_text("hello\n")
     sock = FakeSocket()
     shell = Shell(sock, root, 1)  # type: ignore[arg-type]
     peer = b"\x00peer"
     sock.inbox.extend([[peer, *m] for m in messages])
-    sock.inbox.append([peer, *encode(metrics_pb2.ShellFileRequest(path="a.log"))])
+    sock.inbox.append([peer, *encode(metrics_pb2.ShellFileRequest(path="logs/a.log"))])
     shell.on_readable()
     answer = decode(sock.sent[-1][1:])
     assert isinstance(answer, metrics_pb2.ShellFileResponse) and answer.data == b"hello\n"

@@ -105,7 +105,7 @@ def app() -> FastAPI:
 def _get(app: FastAPI, route: str, params: dict[str, str]) -> httpx.Response:
     async def ask() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://tracker") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             return await http.get(route, params=params)
 
     return asyncio.run(ask())

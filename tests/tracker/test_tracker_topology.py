@@ -387,7 +387,7 @@ def _check_shell(tr: TrackerProcess, base: dict[str, Any], run: Any) -> None:
     entry = listing[f"{iid}.log"]
     assert entry["is_dir"] is False and entry["path"] == path and entry["size"] > 0
     root = tr.json("/topologies/containerfilestats", **base, container=instance["container"])
-    assert root["logs"]["is_dir"] is True
+    assert list(root) == ["logs"] and root["logs"]["is_dir"] is True  # never keys/ or code/
 
     download = tr.get(
         "/topologies/containerfiledownload", **base, container=instance["container"], path=path
@@ -445,18 +445,14 @@ def _check_bad_parameters(tr: TrackerProcess, base: dict[str, Any], cluster: str
     assert "no container 7" in detail(
         404, "/topologies/containerfiledata", **base, container=7, path="logs/x.log"
     )
-    for path in ("../secret", "/etc/passwd", "logs/../../x"):
-        assert "'..'" in detail(
-            400, "/topologies/containerfiledata", **base, container=1, path=path
-        )
-        assert "'..'" in detail(
-            400, "/topologies/containerfilestats", **base, container=1, path=path
-        )
-        assert "'..'" in detail(
-            400, "/topologies/containerfiledownload", **base, container=1, path=path
-        )
-    assert "no-such.log" in detail(
-        404, "/topologies/containerfiledata", **base, container=1, path="no-such.log"
+    served = "is not served: only the container's logs are served: a file 'logs/<name>'"
+    for path in ("../secret", "/etc/passwd", "logs/../../x", "keys/topology.key_secret"):
+        for route in ("containerfiledata", "containerfilestats", "containerfiledownload"):
+            assert f"path {path!r} {served}" in detail(
+                400, f"/topologies/{route}", **base, container=1, path=path
+            )
+    assert "cannot read 'logs/no-such.log' in container 1" in detail(
+        404, "/topologies/containerfiledata", **base, container=1, path="logs/no-such.log"
     )
     missing = tr.get("/topologies/metrics", **base, component="report")
     assert missing.status_code == 422 and "metricname" in missing.text
