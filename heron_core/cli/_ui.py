@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from heron_core.cli._http_options import allowed_host_option
 from heron_core.cli._options import config_path_option, heron_home_option
 
 __all__ = ["ui_command"]
@@ -38,6 +39,16 @@ __all__ = ["ui_command"]
     help="Path prefix the UI is served under, e.g. /heron behind a reverse proxy "
     "(default: none, the UI is at /).",
 )
+@allowed_host_option
+@click.option(
+    "--audit-log",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="File each Activate, Deactivate, Restart and Kill request (refused or not) is "
+    "appended to, one JSON line: time, client, Host, Origin, action, topology, result; "
+    "created 0600. Default: <heron home>/logs/ui-audit.log.",
+)
 @config_path_option
 @heron_home_option
 def ui_command(
@@ -45,6 +56,8 @@ def ui_command(
     port: int,
     address: str,
     base_url: str,
+    allowed_hosts: tuple[str, ...],
+    audit_log: str | None,
     config_path: str | None,
     heron_home: str | None,
 ) -> None:
@@ -54,7 +67,10 @@ def ui_command(
     A topology's page also has Activate, Deactivate, Restart and Kill buttons (each asks for
     confirmation); the UI server does them as the verbs of those names do, on the clusters
     of --config-path with --heron-home: give it the ones the tracker has. Whoever reaches
-    the UI can use them.
+    the UI can use them; each request is written to the --audit-log. Requests whose Host
+    is not the --address with its port (or localhost, 127.0.0.1, [::1] on a loopback or
+    wildcard address) nor an --allowed-host are refused (400), and so are actions sent by
+    another site's page (403).
 
     \b
     heron tracker --port 8888 &
@@ -69,5 +85,7 @@ def ui_command(
         base_url=base_url,
         config_path=config_path,
         heron_home=heron_home,
+        allowed_hosts=allowed_hosts,
+        audit_log=audit_log,
         announce=lambda line: click.echo(line),
     )

@@ -9,6 +9,12 @@ deactivate, restart, kill) act on the cluster through `heron_core.ui._actions`. 
 server's random token in the `TOKEN_HEADER` header, which only its own pages carry (in their
 ``data-config``): a page of another site can neither read the token nor send the header
 without a CORS preflight the UI never grants, so it cannot make a browser act (403).
+
+Every request is first checked by the front door (`heron_core._front_door`): a ``Host`` the
+UI does not answer to is refused (400) before any page, and so before any token, is served
+(DNS rebinding); a POST must come from a page of the UI's own hosts (``Origin``, else
+``Referer``; 403). Every operate request, refused or not, is written to the audit log
+(`heron_core.ui._audit`).
 """
 
 from __future__ import annotations
@@ -32,9 +38,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
 
+from heron_core._front_door import FrontDoor, FrontDoorMiddleware
 from heron_core.errors import ConfigurationError, HeronError
 from heron_core.ui import _views as views
 from heron_core.ui._actions import ACTIONS, Controller
+from heron_core.ui._audit import AuditLog, AuditMiddleware, default_audit_path
 from heron_core.ui._tracker import TrackerClient, TrackerError
 
 __all__ = ["TOKEN_HEADER", "create_app"]
@@ -56,6 +64,8 @@ def create_app(
     config_path: str | os.PathLike[str] | None = None,
     heron_home: str | os.PathLike[str] | None = None,
     token: str | None = None,
+    front_door: FrontDoor | None = None,
+    audit_log: str | os.PathLike[str] | None = None,
 ) -> FastAPI:
     """The UI as an ASGI app serving under ``base_url`` (e.g. ``""`` or ``"/heron"``).
 
@@ -67,8 +77,16 @@ def create_app(
         heron_home: the heron home the actions use (None: as the CLI verbs).
         token: the token actions must carry in `TOKEN_HEADER` (None: a new random one; it is
             ``app.state.token``).
+        front_door: the ``Host`` names the UI answers to and its pages' origins (None: the
+            loopback names with any port).
+        audit_log: the file operate requests are appended to (None: `default_audit_path` of
+            ``heron_home``); it is ``app.state.audit``.
+
+    Raises:
+        ConfigurationError: the audit log cannot be opened.
     """
     base = "/" + base_url.strip("/") if base_url.strip("/") else ""
+    audit = AuditLog(audit_log if audit_log is not None else default_audit_path(heron_home))
     tracker = TrackerClient(tracker_url)
     controller = Controller(config_path, heron_home)
     secret = token or secrets.token_urlsafe(32)
@@ -84,6 +102,7 @@ def create_app(
     app.state.tracker = tracker
     app.state.token = secret
     app.state.controller = controller
+    app.state.audit = audit
     app.mount(f"{base}/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(TrackerError)
@@ -325,17 +344,24 @@ def create_app(
         )
 
     # --- actions -----------------------------------------------------------------------------
-    @app.post(f"{one}/{{action}}")
+    act_route = f"{one}/{{action}}"
+    # added last, so outermost: the audit sees the front door's refusals too
+    door = front_door or FrontDoor("127.0.0.1", None, server="heron ui")
+    app.add_middleware(FrontDoorMiddleware, door=door, error_key="error")
+    app.add_middleware(AuditMiddleware, audit=audit, route=act_route)
+
+    @app.post(act_route)
     async def act(
         cluster: str, environ: str, topology: str, action: str, request: Request
     ) -> JSONResponse:
         """Run ``action`` on the topology in a worker thread (the client blocks: a restart
         waits until the containers run again); the environ is the tracker's and not used.
 
-        Answers 200 with the action's message, 403 without the token, 404 for an unknown
-        action, 409 while another action runs on the topology or when the client refused
-        (no such topology, no scheduler service, ...), 400 for a configuration error (unknown
-        cluster, ...), each with ``{"error": message}``."""
+        Answers 200 with the action's message, 403 without the token (or, from the front
+        door, from another site's page), 404 for an unknown action, 409 while another action
+        runs on the topology or when the client refused (no such topology, no scheduler
+        service, ...), 400 for a configuration error (unknown cluster, ...), each with
+        ``{"error": message}``."""
         given = request.headers.get(TOKEN_HEADER, "")
         if not secrets.compare_digest(given.encode(), secret.encode()):
             reason = "without the" if not given else "with a wrong"

@@ -32,6 +32,8 @@ from heron_core.statemgr import create_state_manager
 from heron_core.ui import TOKEN_HEADER, create_app
 
 TRACKER = "http://127.0.0.1:1"  # never asked: no test here GETs the API
+HOST = "127.0.0.1:8889"
+"""The UI's Host here (an app not bound to a socket answers the loopback names, any port)."""
 PAGE = "/topologies/local/default/wc"
 ACTIONS = ["activate", "deactivate", "restart", "kill"]
 T = TypeVar("T")
@@ -45,7 +47,10 @@ class UI:
         self.app = app
         self._loop = asyncio.Runner()
         self.http = httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://ui", timeout=60
+            transport=httpx.ASGITransport(app=app),
+            base_url=f"http://{HOST}",
+            headers={"Origin": f"http://{HOST}"},  # as a browser sends with every POST
+            timeout=60,
         )
         csrf = _config(self.get(base + PAGE))["csrf"]
         self.token = {csrf["header"]: csrf["token"]}
@@ -328,3 +333,68 @@ def test_one_action_at_a_time_per_topology(
     again = ui.act(_action("kill"))
     assert again.status_code == 200
     assert [(name, args[1]) for name, args, _ in calls] == [("kill", "other"), ("kill", "wc")]
+
+
+def _audit(home: Path) -> list[dict[str, Any]]:
+    path = home / "logs" / "ui-audit.log"
+    assert path.stat().st_mode & 0o777 == 0o600
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_every_action_request_is_audited_whatever_became_of_it(
+    ui: UI, home: Path, calls: list[Any]
+) -> None:
+    """One line per operate request in ``<heron home>/logs/ui-audit.log`` (the default): the
+    ones done and the ones refused by the token, the front door or the client."""
+    ui.act(_action("deactivate"))
+    ui.post(_action("kill"))  # no token
+    ui.post(_action("kill"), headers={**ui.token, "Origin": "http://evil.example"})
+    ui.post(_action("kill"), headers={**ui.token, "Host": "evil.example"})
+    ui.act(_action("explode"))
+    ui.get(PAGE)  # pages and GETs are not audited
+    lines = _audit(home)
+    assert [(line["action"], line["status"]) for line in lines] == [
+        ("deactivate", 200),
+        ("kill", 403),
+        ("kill", 403),
+        ("kill", 400),
+        ("explode", 404),
+    ]
+    done = lines[0]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", done["time"])
+    assert {k: done[k] for k in ("host", "origin", "cluster", "environ", "topology", "result")} == {
+        "host": HOST,
+        "origin": f"http://{HOST}",
+        "cluster": "local",
+        "environ": "default",
+        "topology": "wc",
+        "result": "ok",
+    }
+    assert done["client"] == "127.0.0.1:123"  # httpx's ASGI transport's client address
+    assert "without the X-Heron-UI-Token header" in lines[1]["result"]
+    assert lines[2]["origin"] == "http://evil.example"
+    assert "Origin 'http://evil.example' is not a page of heron ui" in lines[2]["result"]
+    assert lines[3]["host"] == "evil.example"
+    assert "Host 'evil.example' is not a name heron ui answers to" in lines[3]["result"]
+    assert lines[4]["result"].startswith("unknown action 'explode'")
+    # only the first request acted
+    assert [name for name, _, _ in calls] == ["set_topology_state"]
+
+
+def test_the_audit_log_can_be_elsewhere_and_must_be_writable(
+    home: Path, tmp_path: Path, calls: list[Any]
+) -> None:
+    chosen = tmp_path / "audit" / "actions.jsonl"
+    with serving(create_app(TRACKER, audit_log=chosen)) as ui:
+        assert ui.app.state.audit.path == chosen
+        ui.act(_action("activate"))
+    assert chosen.stat().st_mode & 0o777 == 0o600
+    assert json.loads(chosen.read_text())["result"] == "ok"
+    assert not (home / "logs" / "ui-audit.log").exists()
+    loose = tmp_path / "loose.log"
+    loose.write_text("")
+    loose.chmod(0o644)
+    create_app(TRACKER, audit_log=loose)
+    assert loose.stat().st_mode & 0o777 == 0o600
+    with pytest.raises(ConfigurationError, match=r"the UI's audit log .*/audit cannot be opened"):
+        create_app(TRACKER, audit_log=tmp_path / "audit")  # a directory

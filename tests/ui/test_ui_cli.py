@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import httpx
 import pytest
@@ -22,13 +23,33 @@ pytestmark = pytest.mark.processes
 def test_help_explains_every_flag() -> None:
     done = run_command([*HERON, "ui", "--help"], timeout=60)
     assert done.returncode == 0
-    for flag in ("--tracker-url", "--port", "--address", "--base-url"):
+    for flag in (
+        "--tracker-url",
+        "--port",
+        "--address",
+        "--base-url",
+        "--allowed-host NAME[:PORT]",
+    ):
         assert flag in done.stdout
     # the actions' cluster config, named and defaulted as the other verbs' flags
     for flag in ("--config-path DIRECTORY", "--heron-home DIRECTORY", "$HERON_CONFIG_PATH"):
         assert flag in done.stdout
     assert "Activate, Deactivate, Restart and Kill" in done.stdout
     assert "8889" in done.stdout and "127.0.0.1" in done.stdout
+    assert "--audit-log FILE" in done.stdout and "/logs/ui-audit.log" in done.stdout
+
+
+def test_a_bad_allowed_host_or_audit_log_is_a_clear_error(tmp_path: Path) -> None:
+    base = [*HERON, "ui", "--port", "0", "--tracker-url", "http://127.0.0.1:1"]
+    bad = run_command([*base, "--allowed-host", "evil.example/x"], timeout=60)
+    assert bad.returncode == 2
+    assert "--allowed-host 'evil.example/x' is not a host name or address" in bad.stderr
+    (tmp_path / "file").write_text("")
+    inside_a_file = tmp_path / "file" / "audit.log"
+    unwritable = run_command([*base, "--audit-log", str(inside_a_file)], timeout=60)
+    assert unwritable.returncode == 2
+    assert f"the UI's audit log {inside_a_file} cannot be opened" in unwritable.stderr
+    assert "Traceback" not in bad.stderr + unwritable.stderr
 
 
 def test_tracker_url_is_required_and_must_be_http() -> None:
@@ -59,10 +80,12 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def test_unreachable_tracker_is_a_readable_error_and_sigterm_stops_cleanly() -> None:
+def test_unreachable_tracker_is_a_readable_error_and_sigterm_stops_cleanly(
+    tmp_path: Path,
+) -> None:
     tracker = f"http://127.0.0.1:{_free_port()}"
     argv = [*HERON, "ui", "--port", "0", "--base-url", "/heron/", "--tracker-url", tracker]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "HERON_HOME": str(tmp_path)}
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env
     )
@@ -80,6 +103,8 @@ def test_unreachable_tracker_is_a_readable_error_and_sigterm_stops_cleanly() -> 
         answer = httpx.get(url + "api/topologies", timeout=30)
         assert answer.status_code == 502
         assert answer.json()["error"].startswith(f"cannot reach the tracker at {tracker}")
+        audit = tmp_path / "logs" / "ui-audit.log"  # the default: in $HERON_HOME
+        assert out.match(rf"Heron UI audit log: {audit}") and audit.exists()
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
     finally:
