@@ -23,15 +23,13 @@ True
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from kazoo.security import ACL, Permissions, make_digest_acl
 
+from heron_core._secret_file import read_secret_file
 from heron_core.errors import ConfigurationError
 
 __all__ = ["AUTH_FILE_KEY", "DigestCredential", "load_credential", "wider_grants"]
@@ -82,40 +80,16 @@ def load_credential(config: Mapping[str, Any]) -> DigestCredential | None:
             file is missing, unreadable, not a regular file, readable by group or others, or
             not one ``user:password`` line.
     """
-    value = config.get(AUTH_FILE_KEY)
-    if value is None or value == "":
+    found = read_secret_file(
+        AUTH_FILE_KEY,
+        config.get(AUTH_FILE_KEY),
+        holding="'user:password'",
+        secret="a ZooKeeper password",
+        limit=_MAX_FILE_BYTES,
+    )
+    if found is None:
         return None
-    if not isinstance(value, str):
-        raise ConfigurationError(
-            f"{AUTH_FILE_KEY} must be the path of a file holding 'user:password', got "
-            f"{type(value).__name__} {value!r}"
-        )
-    path = Path(value).expanduser()
-    if not path.is_absolute():
-        raise ConfigurationError(
-            f"{AUTH_FILE_KEY} must be an absolute path (or start with ~): every daemon reads "
-            f"it from its own working directory; got {value!r}"
-        )
-    try:
-        # O_NONBLOCK: a FIFO named here must not hang the daemon; it is refused below.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            mode = os.fstat(fd).st_mode
-            if not stat.S_ISREG(mode):
-                raise ConfigurationError(f"{AUTH_FILE_KEY}: {path} is not a regular file")
-            if mode & 0o077:
-                raise ConfigurationError(
-                    f"{AUTH_FILE_KEY}: {path} holds a ZooKeeper password but group or others "
-                    f"may access it (mode {stat.S_IMODE(mode):04o}); make it owner-only: "
-                    f"chmod 600 {path}"
-                )
-            raw = os.read(fd, _MAX_FILE_BYTES + 1)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        raise ConfigurationError(
-            f"{AUTH_FILE_KEY}: cannot read {path}: {exc.strerror or exc}"
-        ) from None
+    path, raw = found
     return _parse(raw, str(path))
 
 
