@@ -13,6 +13,7 @@ import pytest
 import zmq
 
 from heron_core.config import build_config
+from heron_core.config._keys import METRICS_SINKS
 from heron_core.errors import ConfigurationError
 from heron_core.metricsmgr import SUM, MetricTypes
 from heron_core.metricsmgr.sinks import MetricsSink, SinkContext, check_sinks
@@ -66,6 +67,18 @@ def _sinks(**blocks: Any) -> dict[str, Any]:
             r"sink 'a': filename-output must be a relative path",
         ),
         ({"a": {"class": "prometheus", "port": "x"}}, r"sink 'a': port must be 0 or a port"),
+        (
+            {"a": {"class": "prometheus", "max-connections": 0}},
+            r"sink 'a': max-connections must be an integer from 1 to 10000, got 0",
+        ),
+        (
+            {"a": {"class": "prometheus", "request-timeout-ms": True}},
+            r"sink 'a': request-timeout-ms must be an integer from 100 to 600000, got True",
+        ),
+        (
+            {"a": {"class": "prometheus", "request-timeout-ms": 5.5}},
+            r"sink 'a': request-timeout-ms must be an integer from 100 to 600000, got 5.5",
+        ),
         ({"a": {"class": "collections:OrderedDict"}}, r"is not a subclass of MetricsSink"),
         ({"a": {"class": "no.such.module:Sink"}}, r"sink 'a': cannot import module"),
     ],
@@ -73,6 +86,13 @@ def _sinks(**blocks: Any) -> dict[str, Any]:
 def test_a_bad_sink_block_is_refused_with_its_name(blocks: dict[str, Any], error: str) -> None:
     with pytest.raises(ConfigurationError, match=error):
         check_sinks(_sinks(**blocks))
+
+
+def test_the_prometheus_sink_defaults_are_the_ones_metrics_sinks_yaml_writes_out() -> None:
+    block = dict(METRICS_SINKS["prometheus-sink"])
+    assert block.pop("class") == "prometheus"
+    block.pop("flush-frequency-ms")
+    assert block == PrometheusSink.DEFAULTS
 
 
 def test_a_listed_sink_needs_a_block() -> None:

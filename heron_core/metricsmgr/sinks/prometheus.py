@@ -7,18 +7,38 @@ is a counter of its all-time total; any other is a gauge of its newest value. Th
 plain HTTP, read-only, bound to the container's address; its address is written to
 ``W/metrics/prometheus-<container>.json`` in Prometheus' ``file_sd_configs`` format so that a
 Prometheus server finds every container.
+
+Anyone who reaches the address can read the metrics (names of components, counts, latencies,
+memory), nothing else: the server answers ``GET`` (and ``OPTIONS``) of the one path and parses
+nothing but the request line and headers. It serves on one thread (an asyncio loop), whatever
+the clients do:
+
+- a connection gets ``request-timeout-ms`` from its accept to the last byte of its response
+  (a client that sends its request slowly or reads the response slowly is dropped then);
+- a request head (line and headers) is at most 16 KiB;
+- at most ``max-connections`` connections are open at once. A new connection beyond that
+  takes the place of the oldest one still sending its request head (a client that sends its
+  request at once is answered before a flood of idle connections pushes it out); when every
+  open connection is being answered, the new one is closed unanswered.
+
+So a flood of connections costs a bounded number of sockets and a few KiB each, and an honest
+scraper is answered during and after it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import http.client
+import io
 import json
 import logging
 import re
-import socketserver
+import socket
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from urllib.parse import unquote, urlsplit
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
@@ -29,7 +49,7 @@ from heron_core.metricsmgr._types import SUM
 from heron_core.metricsmgr.sinks.base import MetricsSink, SinkContext
 from heron_core.proto import metrics_pb2
 
-__all__ = ["PrometheusSink", "prometheus_name"]
+__all__ = ["BoundedHttpEndpoint", "PrometheusSink", "prometheus_name"]
 
 log = logging.getLogger(__name__)
 
@@ -47,13 +67,181 @@ def prometheus_name(name: str) -> str:
     return "heron_" + _NOT_ALLOWED.sub("_", name.replace("_", " ")).strip("_")
 
 
-class _Server(socketserver.ThreadingMixIn, WSGIServer):
-    daemon_threads = True
+_HEAD_LIMIT = 16 << 10
+"""The largest request head (request line and headers) the endpoint reads, in bytes."""
+
+_BACKLOG = 128
+"""Connections the kernel holds until the endpoint accepts them (it accepts at once)."""
+
+WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
 
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
+@dataclass(eq=False)
+class _Connection:
+    sock: socket.socket
+    writer: asyncio.StreamWriter | None = None
+    reading: bool = True  # still sending its request head
+
+
+class BoundedHttpEndpoint:
+    """An HTTP/1.1 server of one WSGI app on one thread, with the limits above.
+
+    Every connection carries one request (the response says ``Connection: close``). The
+    limit on connections is exact: a connection counts from the moment it is accepted.
+
+    Args:
+        host: the address to bind.
+        port: the port (0: a free one; the chosen one is `port`).
+        app: the WSGI app answering each request (called on the server's thread; it must
+            not block).
+        max_connections: how many connections may be open at once.
+        timeout_secs: how long a connection may stay open, from its accept.
+        name: the thread's name.
+
+    Raises:
+        OSError: the address cannot be bound.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        app: WsgiApp,
+        max_connections: int,
+        timeout_secs: float,
+        name: str,
+    ) -> None:
+        self._app = app
+        self._max = max_connections
+        self._timeout = timeout_secs
+        self._open: dict[_Connection, asyncio.Task[None]] = {}  # in accept order
+        self._listener = socket.create_server((host, port), backlog=_BACKLOG)
+        self._listener.setblocking(False)
+        self.port: int = self._listener.getsockname()[1]
+        """The port it listens on."""
+        self._loop = asyncio.new_event_loop()
+        self._accepting = self._loop.create_task(self._accept())
+        self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
+        self._thread.start()
+
+    async def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = await self._loop.sock_accept(self._listener)
+            except OSError as exc:  # out of file descriptors: let some connections end
+                log.warning("the Prometheus endpoint cannot accept a connection: %s", exc)
+                await asyncio.sleep(0.1)
+                continue
+            if len(self._open) >= self._max and not self._evict_one():
+                sock.close()
+                continue
+            connection = _Connection(sock)
+            self._open[connection] = self._loop.create_task(self._serve(connection))
+
+    async def _serve(self, connection: _Connection) -> None:
+        done = False
+        try:
+            async with asyncio.timeout(self._timeout):
+                reader, writer = await asyncio.open_connection(
+                    sock=connection.sock, limit=_HEAD_LIMIT
+                )
+                connection.writer = writer
+                head = await reader.readuntil(b"\r\n\r\n")
+                connection.reading = False
+                writer.write(self._answer(head))
+                await writer.drain()
+                done = True
+        except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
+            pass
+        finally:
+            self._open.pop(connection, None)  # gone already when it was evicted
+            _end(connection, graceful=done)
+
+    def _evict_one(self) -> bool:
+        """Drop the oldest connection still sending its request head; False if none is."""
+        for connection, task in self._open.items():
+            if connection.reading:
+                del self._open[connection]
+                task.cancel()
+                _end(connection, graceful=False)
+                return True
+        return False
+
+    def _answer(self, head: bytes) -> bytes:
+        """The whole response to request head ``head``."""
+        line, _, rest = head.partition(b"\r\n")
+        parts = line.decode("latin-1").split(" ")
+        if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+            return _response("400 Bad Request", [], b"bad request line\n")
+        method, target, _ = parts
+        try:
+            headers = http.client.parse_headers(io.BytesIO(rest))
+        except http.client.HTTPException:
+            return _response("400 Bad Request", [], b"bad request headers\n")
+        url = urlsplit(target)
+        environ = {
+            "REQUEST_METHOD": method,
+            "PATH_INFO": unquote(url.path, "latin-1"),
+            "QUERY_STRING": url.query,
+            "SERVER_PROTOCOL": "HTTP/1.1",
+        }
+        for name in ("Accept", "Accept-Encoding"):
+            value = headers.get(name)
+            if value is not None:
+                environ["HTTP_" + name.upper().replace("-", "_")] = value
+        answered: list[Any] = []
+
+        def start_response(status: str, response_headers: list[tuple[str, str]]) -> None:
+            answered[:] = [status, response_headers]
+
+        try:
+            body = b"".join(self._app(environ, start_response))
+        except Exception:  # a collector failed: the scraper sees a 500, the log says why
+            log.exception("cannot answer %s %s", method, _shown(target))
+            return _response("500 Internal Server Error", [], b"the metrics failed; see the log\n")
+        return _response(answered[0], answered[1], body)
+
+    def close(self) -> None:
+        """Stop listening, drop every open connection and end the thread."""
+        if self._loop.is_closed():
+            return
+        asyncio.run_coroutine_threadsafe(self._shutdown(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+    async def _shutdown(self) -> None:
+        self._accepting.cancel()
+        self._listener.close()
+        tasks = [self._accepting, *self._open.values()]
+        for connection, task in list(self._open.items()):
+            task.cancel()
+            _end(connection, graceful=False)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def _end(connection: _Connection, graceful: bool) -> None:
+    """Close ``connection``: after what was written is sent (``graceful``), else at once."""
+    if connection.writer is not None and graceful:
+        connection.writer.close()
+        return
+    if connection.writer is not None:
+        connection.writer.transport.abort()  # off the selector now, the socket closed later
+    connection.sock.close()  # so close it now: an evicted connection's place is free at once
+
+
+def _shown(text: str) -> str:
+    """``repr(text)``, cut to 80 characters for a log line."""
+    shown = repr(text)
+    return shown if len(shown) <= 80 else f"{shown[:79]}...({len(shown)} characters)"
+
+
+def _response(status: str, headers: list[tuple[str, str]], body: bytes) -> bytes:
+    lines = [f"HTTP/1.1 {status}", *(f"{k}: {v}" for k, v in headers)]
+    if not any(k.lower() == "content-type" for k, _ in headers):
+        lines.append("Content-Type: text/plain; charset=utf-8")
+    lines += [f"Content-Length: {len(body)}", "Connection: close", "", ""]
+    return "\r\n".join(lines).encode("latin-1") + body
 
 
 class _Values(Collector):
@@ -80,24 +268,49 @@ class _Values(Collector):
 
 
 class PrometheusSink(MetricsSink):
-    """Serves ``path`` on ``port`` (0: a free port; N > 0: N + the container id)."""
+    """Serves ``path`` on ``port`` (0: a free port; N > 0: N + the container id).
 
-    OPTIONS = frozenset({"port", "path", "include-topology-name"})
+    Its options and their defaults (`DEFAULTS`, also written out in ``metrics_sinks.yaml``):
+    ``port``, ``path``, ``include-topology-name``, ``max-connections`` (connections open at
+    once) and ``request-timeout-ms`` (how long one connection may take, from its accept to the
+    last byte of its response).
+    """
+
+    DEFAULTS: Mapping[str, Any] = {
+        "port": 0,
+        "path": "/metrics",
+        "include-topology-name": True,
+        "max-connections": 64,
+        "request-timeout-ms": 5000,
+    }
+    """The value of each option its block does not set."""
+
+    OPTIONS = frozenset(DEFAULTS)
+
+    _LIMITS = {"max-connections": (1, 10_000), "request-timeout-ms": (100, 600_000)}
 
     @classmethod
     def check(cls, kind: str, options: Mapping[str, Any]) -> None:
-        port = options.get("port", 0)
+        values = {**cls.DEFAULTS, **options}
+        port = values["port"]
         if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port < 65000:
             raise ConfigurationError(f"{kind}: port must be 0 or a port number, got {port!r}")
-        path = options.get("path", "/metrics")
+        path = values["path"]
         if not isinstance(path, str) or not path.startswith("/"):
             raise ConfigurationError(f"{kind}: path must start with '/', got {path!r}")
-        if not isinstance(options.get("include-topology-name", True), bool):
+        if not isinstance(values["include-topology-name"], bool):
             raise ConfigurationError(f"{kind}: include-topology-name must be true or false")
+        for option, (low, high) in cls._LIMITS.items():
+            value = values[option]
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ConfigurationError(
+                    f"{kind}: {option} must be an integer from {low} to {high}, got {value!r}"
+                )
 
     def __init__(self, name: str, options: Mapping[str, Any], context: SinkContext) -> None:
         super().__init__(name, options, context)
-        self._topology = bool(options.get("include-topology-name", True))
+        values = {**self.DEFAULTS, **options}
+        self._topology = bool(values["include-topology-name"])
         labels = (
             ("topology", "component", "instance") if self._topology else ("component", "instance")
         )
@@ -105,18 +318,18 @@ class PrometheusSink(MetricsSink):
         self._pending: list[metrics_pb2.MetricPublisherPublishMessage] = []
         registry = CollectorRegistry(auto_describe=False)
         registry.register(self._values)
-        path = str(options.get("path", "/metrics"))
-        base = int(options.get("port", 0))
-        port = base + context.container if base else 0
-        self._server = make_server(
-            context.host, port, _only(path, make_wsgi_app(registry)), _Server, _QuietHandler
+        self._path = str(values["path"])
+        base = int(values["port"])
+        self._endpoint = BoundedHttpEndpoint(
+            context.host,
+            base + context.container if base else 0,
+            _only(self._path, make_wsgi_app(registry)),
+            max_connections=int(values["max-connections"]),
+            timeout_secs=int(values["request-timeout-ms"]) / 1000,
+            name="prometheus-sink",
         )
-        self.port = self._server.server_port
-        self.url = f"http://{context.host}:{self.port}{path}"
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, name="prometheus-sink", daemon=True
-        )
-        self._thread.start()
+        self.port = self._endpoint.port
+        self.url = f"http://{context.host}:{self.port}{self._path}"
         self._write_target(context)
         log.info("%s: Prometheus endpoint at %s", name, self.url)
 
@@ -126,7 +339,7 @@ class PrometheusSink(MetricsSink):
         labels = {
             "topology": context.topology_name,
             "container": str(context.container),
-            "__metrics_path__": str(self.options.get("path", "/metrics")),
+            "__metrics_path__": self._path,
         }
         partial = target.with_suffix(".json.tmp")
         partial.write_text(
@@ -172,8 +385,7 @@ class PrometheusSink(MetricsSink):
 
     def close(self) -> None:
         self.flush()
-        self._server.shutdown()
-        self._server.server_close()
+        self._endpoint.close()
 
 
 def _only(path: str, app: Callable[..., Iterable[bytes]]) -> Callable[..., Iterable[bytes]]:
