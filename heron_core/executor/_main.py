@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import shutil
 import sys
 from collections.abc import Sequence
 
@@ -13,7 +12,13 @@ from heron_core._daemon_flags import add_host_flag, add_topology_flags, parse_st
 from heron_core._logging import configure_daemon_logging
 from heron_core.config import config_from_proto
 from heron_core.errors import ConfigurationError, HeronError, StateManagerError
-from heron_core.executor._processes import DaemonContext, code_dir, desired_processes, ipc_dir
+from heron_core.executor._processes import (
+    DaemonContext,
+    code_dir,
+    create_ipc_dir,
+    desired_processes,
+    remove_ipc_dir,
+)
 from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile, status_path
@@ -90,10 +95,8 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
     config = config_from_proto(topology.topology_config)
     policy = RestartPolicy.from_config(config)
     working_dir = args.working_dir.resolve()
-    ipc = ipc_dir(working_dir, args.container) if args.container != 0 else None
+    ipc = create_ipc_dir(working_dir, args.container) if args.container != 0 else None
     if ipc is not None:
-        shutil.rmtree(ipc, ignore_errors=True)  # left by a killed predecessor
-        ipc.mkdir(mode=0o700)
         code_dir(working_dir).mkdir(exist_ok=True)  # the instances' cwd (install makes it)
     try:
         context = DaemonContext(
@@ -121,7 +124,7 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
         return supervisor.run(stop)
     finally:
         if ipc is not None:
-            shutil.rmtree(ipc, ignore_errors=True)
+            remove_ipc_dir(working_dir, args.container)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

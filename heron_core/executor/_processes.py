@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
+import os
+import shutil
+import stat
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -20,10 +22,12 @@ __all__ = [
     "DaemonContext",
     "ProcessSpec",
     "code_dir",
+    "create_ipc_dir",
     "desired_processes",
     "instance_name",
     "ipc_dir",
     "ipc_dirs",
+    "remove_ipc_dir",
     "state_config_json",
     "stmgr_name",
 ]
@@ -51,6 +55,8 @@ def state_config_json(config: Mapping[str, Any]) -> str:
 
 
 _IPC_BASE_MAX = 40  # zmq ipc paths must stay under ~100 characters
+_IPC_PREFIX = "heron-"
+_IPC_RECORD = "ipc-{container}.path"
 
 
 def _ipc_base() -> Path:
@@ -58,27 +64,112 @@ def _ipc_base() -> Path:
     return Path(base if len(base) <= _IPC_BASE_MAX else "/tmp")
 
 
-def _ipc_prefix(working_dir: Path) -> str:
-    digest = hashlib.sha256(str(working_dir.resolve()).encode()).hexdigest()[:12]
-    return f"heron-{digest}-"
+def _ipc_record(working_dir: Path, container: int) -> Path:
+    """Where container ``container``'s executor records its ipc directory: ``W/ipc-K.path``."""
+    return working_dir / _IPC_RECORD.format(container=container)
 
 
-def ipc_dir(working_dir: Path, container: int) -> Path:
-    """The short directory holding container ``container``'s ipc sockets.
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is an ipc directory this user made: a real directory (never a symlink:
+    ``lstat``), owned by this user, mode 0700, named ``heron-...``, directly in the ipc base."""
+    try:
+        st = path.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(st.st_mode)
+        and st.st_uid == os.getuid()
+        and stat.S_IMODE(st.st_mode) == 0o700
+        and path.name.startswith(_IPC_PREFIX)
+        and path.parent == _ipc_base()
+    )
 
-    Derived from the working directory, so that whoever removes a topology can remove the
-    directories of executors that could not (see `ipc_dirs`).
 
-    >>> a, b = ipc_dir(Path("/w"), 1), ipc_dir(Path("/w"), 2)
-    >>> a.parent == b.parent and a != b and len(str(a)) < 60
-    True
+def _recorded(record: Path) -> Path | None:
+    try:
+        text = record.read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return Path(text) if text else None
+
+
+def create_ipc_dir(working_dir: Path, container: int) -> Path:
+    """A fresh private directory for container ``container``'s ipc sockets, recorded in
+    ``W/ipc-<container>.path``.
+
+    The directory recorded by a previous executor of the container (one killed before it
+    could clean up) is removed first (`remove_ipc_dir`). The new one is made by
+    `tempfile.mkdtemp` (an unpredictable name, created atomically, so nobody can have made it
+    first) in a short base directory (``$TMPDIR`` when short, else ``/tmp``: a zmq ipc path
+    must stay under ~100 characters), and it is checked to be a real directory owned by this
+    user with mode 0700.
+
+    Raises:
+        SchedulerError: the directory cannot be made or recorded, or is not private.
+
+    >>> import tempfile
+    >>> w = Path(tempfile.mkdtemp())
+    >>> first = create_ipc_dir(w, 1)
+    >>> ipc_dir(w, 1) == first and oct(first.stat().st_mode & 0o777)
+    '0o700'
+    >>> second = create_ipc_dir(w, 1)  # a successor removes its predecessor's
+    >>> first.exists(), second == ipc_dir(w, 1) != first, len(str(second)) < 60
+    (False, True, True)
+    >>> remove_ipc_dir(w, 1); second.exists(), ipc_dirs(w)
+    (False, [])
     """
-    return _ipc_base() / f"{_ipc_prefix(working_dir)}{container}"
+    where = f"container {container}'s ipc directory"
+    remove_ipc_dir(working_dir, container)
+    base = _ipc_base()
+    try:
+        path = Path(tempfile.mkdtemp(prefix=_IPC_PREFIX, dir=base))
+        os.chmod(path, 0o700)  # mkdtemp's mode, whatever the umask took away
+    except OSError as exc:
+        raise SchedulerError(f"cannot create {where} in {base}: {exc}") from None
+    if not _ours(path):
+        raise SchedulerError(f"{where} {path} is not a directory of this user with mode 0700")
+    record = _ipc_record(working_dir, container)
+    partial = record.with_name(record.name + ".tmp")
+    try:
+        partial.write_text(str(path), encoding="utf-8")
+        partial.replace(record)
+    except OSError as exc:
+        shutil.rmtree(path, ignore_errors=True)
+        raise SchedulerError(f"cannot record {where} in {record}: {exc}") from None
+    return path
+
+
+def remove_ipc_dir(working_dir: Path, container: int) -> None:
+    """Remove the ipc directory recorded for container ``container`` and its record.
+
+    The directory is removed only if it is one this user made (a real directory, not a
+    symlink, owned by this user, mode 0700, named ``heron-...`` in the ipc base); anything
+    else the record names is left alone. Never raises for a missing record or directory.
+    """
+    record = _ipc_record(working_dir, container)
+    path = _recorded(record)
+    if path is not None and _ours(path):
+        shutil.rmtree(path, ignore_errors=True)  # rmtree never follows a symlink
+    record.unlink(missing_ok=True)
+
+
+def ipc_dir(working_dir: Path, container: int) -> Path | None:
+    """The ipc directory recorded for container ``container`` (see `create_ipc_dir`), or
+    None when there is none or it is not one this user made."""
+    path = _recorded(_ipc_record(working_dir, container))
+    return path if path is not None and _ours(path) else None
 
 
 def ipc_dirs(working_dir: Path) -> list[Path]:
-    """The ipc directories of every container of the topology in ``working_dir`` that exist."""
-    return sorted(_ipc_base().glob(f"{_ipc_prefix(working_dir)}*"))
+    """The ipc directories recorded in ``working_dir`` by its containers' executors that
+    exist and are this user's: what whoever removes the topology removes for executors that
+    could not."""
+    found = []
+    for record in sorted(working_dir.glob(_IPC_RECORD.format(container="*"))):
+        path = _recorded(record)
+        if path is not None and _ours(path):
+            found.append(path)
+    return found
 
 
 def code_dir(working_dir: str | Path) -> Path:
