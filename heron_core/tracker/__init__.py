@@ -3,8 +3,11 @@
 It watches the state manager of every cluster (localfs and ZooKeeper), keeps a snapshot of
 each topology's nodes (`TopologySnapshot`), and answers Heron's tracker routes with the JSON
 shapes of Heron's FastAPI tracker (the bare results, not the legacy ``{status, result}``
-envelope). Metrics and exceptions are asked of the topology's tmanager (its stats port); files
-and pids of each container's shell (its metrics manager). See `create_app` for the routes.
+envelope). Metrics and exceptions are asked of the topology's tmanager (its stats port); logs
+and pids of each container's shell (its metrics manager), which serves the container's
+``logs/`` and nothing else of its working directory. Only requests whose ``Host`` is a name the
+tracker is meant to be reached as are answered (`heron_core._front_door`). See `create_app`
+for the routes.
 
 Our clusters have no environs or roles: every topology is in environ ``default`` and its role
 is the user who submitted it, as Heron reports for a local cluster.
