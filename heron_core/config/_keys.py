@@ -517,6 +517,23 @@ _KEYS = (
         choices=("slot", "packing"),
     ),
     Key(
+        "heron.scheduler.spark.auth.secret.file",
+        str,
+        "",
+        "Absolute path of an owner-only file holding the shared secret of the Spark cluster "
+        "(the spark.authenticate.secret its master and workers run with), one line; required "
+        "for a spark:// master, read by the scheduler service alone ('' = none).",
+    ),
+    Key(
+        "heron.scheduler.spark.allow.unauthenticated",
+        bool,
+        False,
+        "Run the Spark application without Spark's authentication or RPC encryption when "
+        "no secret is set or the config turns them off: whoever reaches the driver's port "
+        "can then fetch the container package and the topology's key pair in it; a warning "
+        "at every start.",
+    ),
+    Key(
         "heron.executor.restart.backoff.initial.secs",
         float,
         1.0,

@@ -9,6 +9,11 @@ whichever Spark executor it lands on (see `ContainerTask`). When the task fails 
 died, or the Spark executor hosting it did), the job ends with the reason, and the thread
 starts the container again alone, after the ``heron.executor.restart.*`` back-off; the other
 containers keep their processes.
+
+The application authenticates and encrypts its RPC as `spark_security` decides (refusing,
+before anything starts, one that would hand the container package to whoever asks); the
+package, with the topology's key pair, travels as a Spark broadcast, never as a file of
+Spark's file server, which serves any client.
 """
 
 from __future__ import annotations
@@ -40,8 +45,16 @@ from heron_core.executor import (
     state_config_json,
 )
 from heron_core.proto import packing_plan_pb2
-from heron_core.scheduler._package import build_package
+from heron_core.scheduler._package import build_package, remove_unpacked
+from heron_core.scheduler._spark_auth import (
+    SECRET,
+    SparkSecurity,
+    describe_refusal,
+    master_refusal,
+    spark_security,
+)
 from heron_core.scheduler._spark_conf import (
+    ALLOW_UNAUTHENTICATED_KEY,
     MASTER_KEY,
     MASTER_UI_PORT,
     SparkMaster,
@@ -58,16 +71,11 @@ from heron_core.scheduler._spark_conf import (
 from heron_core.scheduler._spark_task import ContainerTask
 from heron_core.scheduler.base import Scheduler, TopologyRuntime
 
-__all__ = ["INSTALL_HINT", "PACKAGE_NAME", "SparkScheduler"]
+__all__ = ["INSTALL_HINT", "SparkScheduler"]
 
 log = logging.getLogger(__name__)
 
 INSTALL_HINT = "PySpark is not installed: pip install 'heron-storm[spark]'"
-PACKAGE_NAME = "heron-container-files.pkg"
-"""The file name of the container package (a gzipped tar) in W and among the application's
-files. Not ``.tar.gz``: Spark would unpack such a file itself in every executor's directory
-(a deprecated behaviour of ``addFile``); each container unpacks it into its own fresh
-directory instead."""
 
 _STATE_KEY = "heron.class.state.manager"
 _SLOTS_TIMEOUT_KEY = "heron.scheduler.spark.slots.timeout.secs"
@@ -155,8 +163,10 @@ class SparkScheduler(Scheduler):
     """Runs each container of a topology as one long-running task of a Spark application.
 
     Config: ``heron.scheduler.spark.master``, ``heron.scheduler.spark.conf.<property>`` (into
-    the SparkConf), ``heron.scheduler.spark.slots.timeout.secs``,
-    ``heron.scheduler.spark.container.cpus`` and the ``heron.executor.restart.*`` back-off.
+    the SparkConf), ``heron.scheduler.spark.auth.secret.file``,
+    ``heron.scheduler.spark.allow.unauthenticated``,
+    ``heron.scheduler.spark.slots.timeout.secs``, ``heron.scheduler.spark.container.cpus``
+    and the ``heron.executor.restart.*`` back-off.
     PySpark is imported only once the scheduler starts (the ``spark`` extra).
 
     Args:
@@ -180,6 +190,9 @@ class SparkScheduler(Scheduler):
         self._starts: dict[int, int] = {}
         self._failure: str | None = None
         self._sc: Any = None
+        self._gateway: Any = None
+        self._package: Any = None
+        self._security: SparkSecurity | None = None
         self._config: Mapping[str, Any] = {}
         self._runtime: TopologyRuntime | None = None
         self._master: SparkMaster | None = None
@@ -189,8 +202,10 @@ class SparkScheduler(Scheduler):
 
     def validate_config(self, config: Mapping[str, Any]) -> None:
         """See `Scheduler.validate_config`: the master URL and the Spark properties parse,
-        PySpark and Java are installed, and a cluster master has a state manager its
-        containers can reach (not ``localfs``). Every message names the topology."""
+        the application can authenticate or the config allows it not to (`spark_security`,
+        which reads the secret file), PySpark and Java are installed, and a cluster master
+        has a state manager its containers can reach (not ``localfs``). Every message names
+        the topology."""
         name = str(config.get("topology.name") or "?")
         try:
             master = parse_master(str(setting(config, MASTER_KEY)))
@@ -207,6 +222,7 @@ class SparkScheduler(Scheduler):
                 f"{_STATE_KEY}=zookeeper with heron.statemgr.connection.string naming a "
                 "ZooKeeper every Spark worker reaches (or a local[N] master)"
             )
+        spark_security(config, master, name)
         _require_pyspark()
         _java()
 
@@ -230,12 +246,23 @@ class SparkScheduler(Scheduler):
 
     def initialize(self, config: Mapping[str, Any], runtime: TopologyRuntime) -> None:
         """See `Scheduler.initialize`: checks the config (`validate_config`) and that a
-        ``spark://`` master answers; starts nothing."""
+        ``spark://`` master answers; starts nothing. Warns when the application will run
+        unprotected (``heron.scheduler.spark.allow.unauthenticated``)."""
         self.validate_config({**config, "topology.name": runtime.topology_name})
         self._config = dict(config)
         self._runtime = runtime
         self._policy = RestartPolicy.from_config(config)
         self._master = parse_master(str(setting(config, MASTER_KEY)))
+        self._security = spark_security(config, self._master, runtime.topology_name)
+        if self._security.unprotected is not None:
+            log.warning(
+                "topology %r runs on Spark WITHOUT protection of its container package (%s; "
+                "allowed by %s): whoever reaches the application's ports can fetch the "
+                "topology's key pair and run code as the topology",
+                runtime.topology_name,
+                self._security.unprotected,
+                ALLOW_UNAUTHENTICATED_KEY,
+            )
         if self._master.kind == "standalone":
             self._probe_master(self._master)
         elif self._master.kind == "other":
@@ -261,14 +288,15 @@ class SparkScheduler(Scheduler):
         if self._sc is not None:
             raise SchedulerError(f"topology {name!r}: the spark scheduler already scheduled a plan")
         properties = spark_properties(self._config, name, packing_plan, self._python)
+        assert self._security is not None
+        properties.update(self._security.properties)
         self._worker_python = properties["spark.pyspark.python"]
         containers = [0, *sorted(c.id for c in packing_plan.containers)]
         offered = self._check_slots(packing_plan, properties)
-        sc = self._start_context(properties)
         try:
+            sc = self._start_context(properties, self._security)
             self._wait_for_slots(sc, packing_plan, properties, offered)
-            archive = build_package(runtime.working_dir, runtime.working_dir / PACKAGE_NAME)
-            sc.addFile(str(archive))
+            self._package = sc.broadcast(build_package(runtime.working_dir))
             self._driver_host = sc.getConf().get("spark.driver.host") or ""
             for k in containers:
                 self._threads[k] = self._container_thread(sc, k)
@@ -279,10 +307,13 @@ class SparkScheduler(Scheduler):
             self._stop_context()
             raise
         log.info(
-            "topology %r: Spark application %s on %s runs containers %s",
+            "topology %r: Spark application %s on %s (driver spark://%s:%s, %s) runs containers %s",
             name,
             sc.applicationId,
             master.url,
+            self._driver_host,
+            sc.getConf().get("spark.driver.port"),
+            "authenticated" if self._security.authenticates else "NOT authenticated",
             ", ".join(map(str, containers)),
         )
 
@@ -296,8 +327,9 @@ class SparkScheduler(Scheduler):
             cluster=runtime.cluster,
             container=container,
             state_config=state_config_json(self._config),
-            package=PACKAGE_NAME,
+            package=self._package,
             driver_host=self._driver_host,
+            on_cluster=self._master is not None and not self._master.is_local,
             backoff_initial_secs=policy.initial_secs,
             backoff_max_secs=policy.max_secs,
         )
@@ -305,19 +337,47 @@ class SparkScheduler(Scheduler):
             target=self._run_container, args=(sc, task), name=f"container-{container}", daemon=True
         )
 
-    def _start_context(self, properties: Mapping[str, str]) -> Any:
+    def _start_context(self, properties: Mapping[str, str], security: SparkSecurity) -> Any:
+        """Start the driver's JVM with ``properties`` on its command line (PySpark passes
+        them as ``--conf``), then the SparkContext with ``security``'s secret added to its
+        SparkConf inside the JVM, so that the secret is on no command line. A standalone
+        master is asked first whether it accepts the application's authentication
+        (`master_refusal`).
+
+        Raises:
+            SchedulerError: the JVM or the application cannot start, or the master refuses
+                the application (naming the fix).
+        """
         try:
             from pyspark import SparkConf, SparkContext
+            from pyspark.java_gateway import launch_gateway
         except ImportError as exc:
             raise SchedulerError(INSTALL_HINT) from exc
+        assert self._master is not None
         # PySpark takes the workers' Python from PYSPARK_PYTHON of the driver process (the
         # spark.pyspark.* properties only reach a driver that spark-submit starts).
         os.environ["PYSPARK_PYTHON"] = properties["spark.pyspark.python"]
         os.environ["PYSPARK_DRIVER_PYTHON"] = properties["spark.pyspark.driver.python"]
-        conf = SparkConf(loadDefaults=False).setAll(list(properties.items()))
         name = self._runtime.topology_name if self._runtime else "?"
         try:
-            sc = SparkContext(conf=conf)
+            self._gateway = launch_gateway(
+                SparkConf(loadDefaults=False).setAll(list(properties.items()))
+            )
+            conf = SparkConf(loadDefaults=False, _jvm=self._gateway.jvm)
+            conf.setAll(list(properties.items()))
+            if security.secret is not None:
+                conf.set(SECRET, security.secret)
+        except Exception as exc:
+            raise SchedulerError(
+                f"topology {name!r}: cannot start the Spark driver: {_first_line(exc)} (see "
+                "the scheduler's log)"
+            ) from None
+        if self._master.kind == "standalone":
+            refusal = master_refusal(self._gateway.jvm, conf._jconf, self._master)
+            if refusal is not None:
+                raise SchedulerError(describe_refusal(security, self._master, name, refusal))
+        try:
+            sc = SparkContext(conf=conf, gateway=self._gateway)
         except Exception as exc:
             raise SchedulerError(
                 f"topology {name!r}: cannot start the Spark application on "
@@ -396,9 +456,21 @@ class SparkScheduler(Scheduler):
             # as long as the first one took to come (a loaded machine), no more are coming.
             settle = max(_SLOTS_SETTLE_SECS, (first or now) - start)
             settled = not offered and slots > 0 and now - changed >= settle
+            if _stopped(sc):
+                raise SchedulerError(
+                    f"topology {name!r}: the Spark application on {master.url} ended before "
+                    "it had its task slots (Spark's reason is in the scheduler's log)"
+                )
             if now - start >= timeout or settled:
                 waited = f"executors that registered within {now - start:.0f} s"
-                raise SchedulerError(slot_shortfall(name, plan, slots, waited, master))
+                message = slot_shortfall(name, plan, slots, waited, master)
+                if slots == 0 and self._security and self._security.authenticates:
+                    message += (
+                        "; an executor whose worker runs without the application's secret "
+                        "cannot register (every worker needs spark.authenticate=true and the "
+                        "secret of the master)"
+                    )
+                raise SchedulerError(message)
             if self._killed.wait(0.25):
                 raise SchedulerError(f"topology {name!r} was killed while Spark started")
 
@@ -566,6 +638,10 @@ class SparkScheduler(Scheduler):
         deadline = time.monotonic() + _JOIN_SECS
         for thread in self._threads.values():
             thread.join(max(deadline - time.monotonic(), 0.0))
+        if self._package is not None:
+            log.info("removing the container package's broadcast from the executors")
+            with contextlib.suppress(Exception):
+                self._package.destroy(blocking=False)
         log.info("stopping the Spark application")
         self._stop_context()
         log.info("the Spark application and its driver JVM have stopped")
@@ -581,6 +657,7 @@ class SparkScheduler(Scheduler):
             for container_dir in (self._runtime.working_dir / "containers").glob("*"):
                 for directory in ipc_dirs(container_dir):
                     shutil.rmtree(directory, ignore_errors=True)
+                remove_unpacked(container_dir)
 
     def _local_processes(self) -> list[psutil.Process]:
         """This topology's processes among this process's descendants (``local[N]``)."""
@@ -594,18 +671,20 @@ class SparkScheduler(Scheduler):
         return found
 
     def _stop_context(self) -> None:
-        """Stop the SparkContext (the application ends), then the driver's JVM, so that none
-        of its processes outlives the scheduler."""
+        """Stop the SparkContext (the application ends; Spark deletes the driver's copies of
+        the broadcast package with its temporary directories), then the driver's JVM, so that
+        none of its processes outlives the scheduler."""
         sc, self._sc = self._sc, None
-        if sc is None:
+        gateway, self._gateway = self._gateway, None
+        if sc is not None:
+            try:
+                sc.stop()
+            except Exception as exc:
+                log.warning("stopping the SparkContext: %s", _first_line(exc))
+        if gateway is None:
             return
-        try:
-            sc.stop()
-        except Exception as exc:
-            log.warning("stopping the SparkContext: %s", _first_line(exc))
         from pyspark import SparkContext
 
-        gateway: Any = SparkContext._gateway
         SparkContext._gateway, SparkContext._jvm = None, None
         proc = getattr(gateway, "proc", None)
         if gateway is not None:

@@ -18,7 +18,9 @@ from heron_core.errors import ConfigurationError
 from heron_core.proto import packing_plan_pb2
 
 __all__ = [
+    "ALLOW_UNAUTHENTICATED_KEY",
     "MASTER_KEY",
+    "SECRET_FILE_KEY",
     "SparkMaster",
     "containers_needed",
     "describe_job_failure",
@@ -36,6 +38,8 @@ __all__ = [
 
 MASTER_KEY = "heron.scheduler.spark.master"
 CPUS_KEY = "heron.scheduler.spark.container.cpus"
+SECRET_FILE_KEY = "heron.scheduler.spark.auth.secret.file"
+ALLOW_UNAUTHENTICATED_KEY = "heron.scheduler.spark.allow.unauthenticated"
 STANDALONE_PORT = 7077
 MASTER_UI_PORT = "spark.master.ui.port"
 """The Spark property naming the standalone master's web UI port (the master's own setting;
@@ -177,9 +181,13 @@ def spark_properties(
     back-off, so that every failure reaches it with its reason); ``spark.python.task.killTimeout``
     ``500ms`` (a cancelled container's Python worker, and with it every process of the
     container, is killed soon after); ``spark.pyspark.python`` and
-    ``spark.pyspark.driver.python`` ``python`` (the topology's interpreter); with
-    ``heron.scheduler.spark.container.cpus: packing``, ``spark.task.cpus`` the largest
-    container's packing-plan CPU rounded up. ``spark.master`` is the master key's.
+    ``spark.pyspark.driver.python`` ``python`` (the topology's interpreter);
+    ``spark.ui.enabled`` and ``spark.ui.killEnabled`` ``false`` (the driver's web UI has no
+    login and listens on every address: whoever reaches it reads the application's
+    environment and threads and can kill its jobs; Heron's UI and tracker show the topology);
+    with ``heron.scheduler.spark.container.cpus: packing``, ``spark.task.cpus`` the largest
+    container's packing-plan CPU rounded up. ``spark.master`` is the master key's. The
+    authentication properties come from `spark_security` (``_spark_auth``).
 
     Raises:
         ConfigurationError: ``spark.master`` set as a Spark property (use the master key),
@@ -211,6 +219,8 @@ def spark_properties(
         "spark.speculation": "false",
         "spark.pyspark.python": python,
         "spark.pyspark.driver.python": python,
+        "spark.ui.enabled": "false",
+        "spark.ui.killEnabled": "false",
     }
     if setting(config, CPUS_KEY) == "packing" and plan.containers:
         largest = max(c.required_resource.cpu for c in plan.containers)

@@ -2,12 +2,18 @@
 
 `ContainerTask` is the function of a container's single-partition Spark job. Spark pickles it
 by reference (``heron_core`` must be importable by the workers' Python) and calls it in a
-Python worker on some executor host. It unpacks the container package (shipped with
-``SparkContext.addFile``) into a fresh working directory, starts
-``python -m heron_core.executor`` there with a parent-death signal (SIGKILL when the task's
-worker process dies: a cancelled task, a killed worker or executor JVM), waits for it, and
-fails the task when it exits (a container never ends on its own), with the executor's last
+Python worker on some executor host. It unpacks the container package (a Spark broadcast:
+fetched over the application's authenticated block transfers) into a fresh working directory,
+starts ``python -m heron_core.executor`` there with a parent-death signal (SIGKILL when the
+task's worker process dies: a cancelled task, a killed worker or executor JVM), waits for it,
+and fails the task when it exits (a container never ends on its own), with the executor's last
 log lines in the message. Nothing here imports PySpark at module level.
+
+On a cluster's executor, the task also makes the executor's directory owner-only and starts
+its janitor (`heron_core.scheduler._spark_janitor`, one per executor directory), which removes
+the containers' unpacked code and key pair once the executor's JVM has exited (the application
+ended, or the executor died), keeping their logs. The container's processes never see the
+cluster's secret, which Spark hands the executor in ``_SPARK_AUTH_SECRET``.
 """
 
 from __future__ import annotations
@@ -22,15 +28,22 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import psutil
 
 from heron_core._daemon_flags import DaemonFlags
 from heron_core.executor import describe_exit, ipc_dirs, spawn
 from heron_core.scheduler._package import unpack_package
 
-__all__ = ["ContainerFailure", "ContainerTask", "task_host"]
+__all__ = ["SPARK_AUTH_SECRET_ENV", "ContainerFailure", "ContainerTask", "task_host"]
 
 _PARENT_CHECK_SECS = 1.0
 _LOG_LINES = 3
+SPARK_AUTH_SECRET_ENV = "_SPARK_AUTH_SECRET"
+"""The environment variable in which a standalone worker hands its executors the cluster's
+secret (when ``spark.authenticate`` is on); the executor's Python workers inherit it."""
+JANITOR_MODULE = "heron_core.scheduler._spark_janitor"
 
 
 class ContainerFailure(RuntimeError):
@@ -97,8 +110,11 @@ class ContainerTask:
         cluster: the cluster name.
         container: the container id (0: the topology manager).
         state_config: the ``--state-config`` JSON of the executor.
-        package: the file name of the container package added with ``addFile``.
+        package: the Spark broadcast of the container package (`build_package`'s bytes).
         driver_host: ``spark.driver.host``, to find this host's address (`task_host`).
+        on_cluster: whether the task runs in a cluster's executor (not ``local[N]``, whose
+            executor is the scheduler's own JVM and whose containers the scheduler cleans up
+            itself): the executor's directory is made owner-only and gets a janitor.
         backoff_initial_secs: the first retry's wait when Spark re-runs the task itself
             (``TaskContext.attemptNumber() > 0``); doubled per attempt.
         backoff_max_secs: the longest such wait.
@@ -109,8 +125,9 @@ class ContainerTask:
     cluster: str
     container: int
     state_config: str
-    package: str
+    package: Any
     driver_host: str = ""
+    on_cluster: bool = False
     backoff_initial_secs: float = 1.0
     backoff_max_secs: float = 30.0
 
@@ -139,10 +156,11 @@ class ContainerTask:
             ContainerFailure: the executor exited or could not start, or this worker lost
                 its parent (the executor is killed first).
         """
-        from pyspark import SparkFiles, TaskContext  # the worker has PySpark
+        from pyspark import TaskContext  # the worker has PySpark
 
         for _ in partition:
             pass
+        os.environ.pop(SPARK_AUTH_SECRET_ENV, None)  # not for the container's processes
         context = TaskContext.get()
         attempt = context.attemptNumber() if context is not None else 0
         if attempt > 0:
@@ -152,11 +170,20 @@ class ContainerTask:
         root = self.working_dir()
         for stale in ipc_dirs(root):  # left by a predecessor that was killed
             shutil.rmtree(stale, ignore_errors=True)
+        if self.on_cluster:
+            try:
+                Path.cwd().chmod(0o700)
+                start_janitor(Path.cwd())
+            except (OSError, subprocess.SubprocessError) as exc:
+                raise ContainerFailure(
+                    f"{where}: cannot start the janitor of {Path.cwd()} on {host}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from None
         try:
-            unpack_package(Path(SparkFiles.get(self.package)), root)
+            unpack_package(self.package.value, root)
         except Exception as exc:
             raise ContainerFailure(
-                f"{where}: cannot unpack {self.package} into {root} on {host}: "
+                f"{where}: cannot unpack the container package into {root} on {host}: "
                 f"{type(exc).__name__}: {exc}"
             ) from None
         log = root / "logs" / f"executor-{self.container}.log"
@@ -191,3 +218,51 @@ class ContainerTask:
                         proc.kill()
                     proc.wait()
                     return None
+
+
+def executor_jvm() -> psutil.Process | None:
+    """The Spark executor's JVM among this process's ancestors (a Python worker's parents are
+    PySpark's daemon, then the JVM); None when there is none."""
+    try:
+        for parent in psutil.Process().parents():
+            if parent.name() == "java":
+                return parent
+    except psutil.Error:
+        pass
+    return None
+
+
+def start_janitor(directory: Path) -> None:
+    """Start the janitor of executor directory ``directory`` (see the module's docstring): a
+    process of its own session, outside the task's process tree, watching the executor's JVM.
+    Each task starts one; all but the first to lock the directory exit at once, and the first
+    detaches (see `heron_core.scheduler._spark_janitor`): returns once the process started
+    here has exited.
+
+    Raises:
+        OSError: it cannot be started, or no executor JVM is among this process's ancestors.
+        subprocess.TimeoutExpired: it did not detach within 60 s.
+    """
+    jvm = executor_jvm()
+    if jvm is None:
+        raise OSError(f"no Spark executor JVM among the ancestors of pid {os.getpid()}")
+    with (directory / "heron-janitor.log").open("ab") as log:
+        janitor = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                JANITOR_MODULE,
+                "--directory",
+                str(directory),
+                "--pid",
+                str(jvm.pid),
+                "--started",
+                repr(jvm.create_time()),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            cwd=directory,
+            start_new_session=True,
+        )
+    janitor.wait(timeout=60)

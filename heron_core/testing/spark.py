@@ -10,9 +10,17 @@ another local address, and each worker may run on a host of its own (a :class:`W
 its address and a command prefix such as ``ip netns exec NS``, see
 ``heron_core.testing.netns``).
 
+The cluster runs with Spark's authentication and RPC encryption on (``spark.authenticate``,
+``spark.network.crypto.enabled``): its master and workers read a fresh random shared secret
+from an owner-only properties file (``--properties-file``), and
+:attr:`~SparkStandaloneCluster.secret_file` holds the same secret alone, for
+``heron.scheduler.spark.auth.secret.file``; :meth:`~SparkStandaloneCluster.heron_config` gives
+both keys a topology needs to run there. ``authenticate=False`` starts a cluster that any
+process reaching it may use, for the tests that show what that exposes.
+
 >>> cluster = SparkStandaloneCluster(workers=1, cores=1)
->>> cluster.master_url
-''
+>>> cluster.master_url, cluster.secret_file
+('', None)
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -35,6 +44,8 @@ from typing import IO, Any, Self
 import psutil
 
 from heron_core.network import free_port
+from heron_core.scheduler._spark_conf import MASTER_KEY, SECRET_FILE_KEY
+from heron_core.testing.processes import processes_mentioning
 
 __all__ = [
     "QUICK_START_JAVA_OPTIONS",
@@ -47,6 +58,7 @@ __all__ = [
 ]
 
 _STOP_GRACE_S = 10.0
+_SECRET_BYTES = 32
 
 QUICK_START_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """JVM options that start a short-lived test JVM with less CPU (the C1 compiler only, the serial
@@ -122,6 +134,8 @@ class SparkStandaloneCluster:
         java_options: JVM options of the master and the workers (``SPARK_DAEMON_JAVA_OPTS``),
             such as :data:`QUICK_START_JAVA_OPTIONS`; the applications' executors take theirs
             from ``spark.executor.extraJavaOptions``.
+        authenticate: whether the master and the workers require Spark's authentication
+            (with a secret made at :meth:`start`) and encrypt their RPC.
     """
 
     def __init__(
@@ -134,8 +148,10 @@ class SparkStandaloneCluster:
         host: str = "127.0.0.1",
         sites: Sequence[WorkerSite] | None = None,
         java_options: str = "",
+        authenticate: bool = True,
     ) -> None:
         self._host = host
+        self._authenticate = authenticate
         self._java_options = java_options
         self._sites = tuple(sites) if sites is not None else (WorkerSite(host),) * workers
         self._workers = len(self._sites)
@@ -161,6 +177,29 @@ class SparkStandaloneCluster:
         return f"http://{self._host}:{self._webui_port}" if self._webui_port else ""
 
     @property
+    def secret_file(self) -> Path | None:
+        """An owner-only file holding the cluster's shared secret alone, for
+        ``heron.scheduler.spark.auth.secret.file`` (None when stopped or without
+        authentication)."""
+        if self._directory is None or not self._authenticate:
+            return None
+        return self._directory / "auth" / "secret"
+
+    @property
+    def local_dir(self) -> Path | None:
+        """``SPARK_LOCAL_DIRS`` of the workers: the applications' scratch directories (the
+        executors' own temporary directories among them). None when stopped."""
+        return None if self._directory is None else self._directory / "local"
+
+    def heron_config(self) -> dict[str, str]:
+        """The config keys that run a topology on this cluster: its master URL and, with
+        authentication, the secret file."""
+        config = {MASTER_KEY: self.master_url}
+        if self.secret_file is not None:
+            config[SECRET_FILE_KEY] = str(self.secret_file)
+        return config
+
+    @property
     def work_dir(self) -> Path | None:
         """``SPARK_WORKER_DIR``: the applications' executor directories (None when stopped)."""
         return None if self._directory is None else self._directory / "work"
@@ -179,6 +218,7 @@ class SparkStandaloneCluster:
         env.update(
             SPARK_HOME=str(spark_home()),
             SPARK_WORKER_DIR=str(self._directory / "work"),
+            SPARK_LOCAL_DIRS=str(self._directory / "local"),
             SPARK_LOG_DIR=str(self._directory / "logs"),
             SPARK_DAEMON_MEMORY="256m",
             SPARK_NO_DAEMONIZE="1",
@@ -206,8 +246,10 @@ class SparkStandaloneCluster:
         self._directory = Path(tempfile.mkdtemp(prefix="heron-spark-"))
         (self._directory / "work").mkdir()
         (self._directory / "logs").mkdir()
+        (self._directory / "local").mkdir()
         self._port, self._webui_port = free_port(self._host), free_port(self._host)
         spark_class = str(home / "bin" / "spark-class")
+        properties = self._write_auth_files()
         try:
             self._launch(
                 "master",
@@ -220,6 +262,7 @@ class SparkStandaloneCluster:
                     str(self._port),
                     "--webui-port",
                     str(self._webui_port),
+                    *properties,
                 ],
                 self._host,
             )
@@ -242,6 +285,7 @@ class SparkStandaloneCluster:
                         self._memory,
                         "--work-dir",
                         str(self._directory / "work"),
+                        *properties,
                         self.master_url,
                     ],
                     site.host if site.local_ip else None,
@@ -250,6 +294,31 @@ class SparkStandaloneCluster:
         except BaseException:
             self.stop()
             raise
+
+    def _write_auth_files(self) -> list[str]:
+        """With authentication, write a fresh secret to :attr:`secret_file` and the owner-only
+        Spark properties file the master and the workers read (``spark.authenticate``, the
+        secret, ``spark.network.crypto.enabled``); return their ``--properties-file`` flags
+        ([] without authentication)."""
+        assert self._directory is not None
+        if not self._authenticate:
+            return []
+        auth = self._directory / "auth"
+        auth.mkdir(mode=0o700)
+        secret = secrets.token_hex(_SECRET_BYTES)
+        properties = auth / "spark-auth.properties"
+        for path, text in (
+            (auth / "secret", f"{secret}\n"),
+            (
+                properties,
+                "spark.authenticate true\n"
+                f"spark.authenticate.secret {secret}\n"
+                "spark.network.crypto.enabled true\n",
+            ),
+        ):
+            with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as out:
+                out.write(text)
+        return ["--properties-file", str(properties)]
 
     def _launch(self, name: str, argv: list[str], local_ip: str | None) -> None:
         assert self._directory is not None
@@ -309,7 +378,9 @@ class SparkStandaloneCluster:
         return out
 
     def stop(self) -> None:
-        """End every daemon and executor by process group (SIGTERM, SIGKILL after 10 s), then
+        """End every daemon and executor by process group (SIGTERM, SIGKILL after 10 s), wait
+        for the processes whose command line names the cluster's directory (the janitors the
+        containers' tasks started end once their executor has: SIGKILL after 10 s), then
         remove the files. Idempotent; :meth:`log_text` still answers afterwards."""
         processes, self._processes = self._processes, []
         self._pids = {}
@@ -326,6 +397,14 @@ class SparkStandaloneCluster:
                 os.killpg(group, signal.SIGKILL)
         for process in processes:
             process.wait()
+        if self._directory is not None:  # what the executors' tasks started: janitors
+            _, alive = psutil.wait_procs(
+                processes_mentioning(self._directory), timeout=_STOP_GRACE_S
+            )
+            for straggler in alive:
+                with contextlib.suppress(psutil.NoSuchProcess):
+                    straggler.kill()
+            psutil.wait_procs(alive, timeout=_STOP_GRACE_S)
         for log in self._logs:
             log.close()
         self._logs = []

@@ -23,8 +23,9 @@ from kazoo.client import KazooClient
 from spark_word_count import expected_counts, read_log
 
 from heron_core.config import SPARK_CONF_PREFIX
+from heron_core.scheduler._spark_conf import MASTER_KEY
 from heron_core.testing.processes import isolated_home
-from heron_core.testing.spark import QUICK_START_JAVA_OPTIONS
+from heron_core.testing.spark import QUICK_START_JAVA_OPTIONS, SparkStandaloneCluster
 
 HERON = str(Path(sys.executable).with_name("heron"))
 TOPOLOGY = Path(__file__).with_name("spark_word_count.py")
@@ -89,15 +90,18 @@ class SparkTopologyRun:
     def submit(
         self,
         name: str,
-        master: str,
+        master: str | SparkStandaloneCluster,
         *properties: str,
         env: dict[str, str] | None = None,
     ) -> subprocess.CompletedProcess[str]:
-        """``heron submit spark <topology> --name <name>`` on ``master`` with the word count's
-        output directory, `QUICK_JVMS` and ``properties`` (``key=value``) added."""
+        """``heron submit spark <topology> --name <name>`` on ``master`` (a master URL, or a
+        cluster: its `SparkStandaloneCluster.heron_config`, the secret file included) with
+        the word count's output directory, `QUICK_JVMS` and ``properties`` (``key=value``)
+        added."""
+        on = master.heron_config() if isinstance(master, SparkStandaloneCluster) else {}
         flags = [
-            f"heron.scheduler.spark.master={master}",
-            f"{SPARK_CONF}ui.enabled=false",
+            f"heron.scheduler.spark.master={on.pop(MASTER_KEY, master)}",
+            *(f"{key}={value}" for key, value in on.items()),
             *(f"{key}={value}" for key, value in QUICK_JVMS.items()),
             f"sparktest.out={self.out}",
             *properties,

@@ -96,7 +96,7 @@ def test_killed_containers_start_again_alone_and_nothing_is_lost(
 ) -> None:
     submitted = spark_run.submit(
         "chaos",
-        spark.master_url,
+        spark,
         "topology.stmgrs=2",
         "topology.message.timeout.secs=10",
         f"sparktest.sentences={SENTENCES}",

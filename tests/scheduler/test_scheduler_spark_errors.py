@@ -42,7 +42,7 @@ sys.meta_path.insert(0, _NoPySpark)
 
 def _fails(
     run: SparkTopologyRun,
-    master: str,
+    master: str | SparkStandaloneCluster,
     *properties: str,
     env: dict[str, str] | None = None,
 ) -> str:
@@ -107,7 +107,7 @@ def test_too_few_slots_on_a_cluster(
     # spark.cores.max caps the slots: known from the config, before Spark starts.
     capped = _fails(
         spark_run,
-        spark.master_url,
+        spark,
         "topology.stmgrs=2",
         "heron.scheduler.spark.conf.spark.cores.max=2",
     )
@@ -118,7 +118,7 @@ def test_too_few_slots_on_a_cluster(
     ui_port = spark.web_url.rsplit(":", 1)[1]
     short = _fails(
         spark_run,
-        spark.master_url,
+        spark,
         "topology.stmgrs=4",
         f"heron.scheduler.spark.conf.spark.master.ui.port={ui_port}",
     )
@@ -133,7 +133,7 @@ def test_too_few_slots_on_a_cluster(
     # counted once the executors registered (within 20 s: a loaded machine starts them slowly).
     short = _fails(
         spark_run,
-        spark.master_url,
+        spark,
         "topology.stmgrs=4",
         "heron.scheduler.spark.slots.timeout.secs=20",
     )

@@ -174,7 +174,7 @@ def test_word_count_runs_across_three_hosts_and_kill_leaves_nothing(
     started = time.monotonic()
     submitted = run.submit(
         NAME,
-        cluster.master_url,
+        cluster,
         "topology.stmgrs=2",
         "topology.message.timeout.secs=120",
         f"sparktest.sentences={SENTENCES}",

@@ -120,7 +120,7 @@ def _update(run: SparkTopologyRun, name: str) -> None:
 def test_word_count_on_a_standalone_cluster_is_exact_across_two_stream_managers(
     spark: SparkStandaloneCluster, spark_run: SparkTopologyRun
 ) -> None:
-    submitted = spark_run.submit("wc2", spark.master_url, "topology.stmgrs=2", *EXACT)
+    submitted = spark_run.submit("wc2", spark, "topology.stmgrs=2", *EXACT)
     assert submitted.returncode == 0, submitted.stderr
     ident = topology_id(submitted)
     assert [app["name"] for app in spark.applications()["active"]] == ["heron-wc2"]

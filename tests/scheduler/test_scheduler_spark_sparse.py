@@ -86,7 +86,7 @@ def test_sparse_submit_to_a_spark_environment_counts_until_killed(
             "workers": [],
             "options": {
                 "topology.workers": 2,
-                "heron.scheduler.spark.master": spark.master_url,
+                **spark.heron_config(),
                 "heron.statemgr.connection.string": zk["heron.statemgr.connection.string"],
                 "heron.statemgr.root.path": zk["heron.statemgr.root.path"],
                 "heron.scheduler.spark.conf.spark.ui.enabled": False,

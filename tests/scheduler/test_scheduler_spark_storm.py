@@ -49,7 +49,7 @@ def test_storm_submitter_runs_a_word_count_on_the_cluster_until_killed(
         shutil.copy(source, code / source.name)
     conf: dict[str, Any] = {
         Config.CLUSTER: "spark",
-        "heron.scheduler.spark.master": spark.master_url,
+        **spark.heron_config(),
         "heron.statemgr.connection.string": spark_run.zk["heron.statemgr.connection.string"],
         "heron.statemgr.root.path": spark_run.zk["heron.statemgr.root.path"],
         "heron.scheduler.spark.conf.spark.ui.enabled": False,
