@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from heron_core.config import load_yaml, read_input_text
+from heron_core.config import MAX_INPUT_BYTES, load_yaml, read_input_text
 from heron_core.errors import ConfigurationError
 from storm_compat.flux._model import (
     BeanDef,
@@ -83,7 +83,7 @@ def _load(
 ) -> FluxDefinition:
     source = f"flux file {str(path)!r}"
     text = read_input_text(path, source)
-    data = load_yaml(substitute(text, properties, str(path)), source)
+    data = load_yaml(substitute(text, properties, str(path), limit=MAX_INPUT_BYTES), source)
     entries = _Entries(path)
     if data is None:
         data = {}

@@ -104,14 +104,40 @@ def _unescape(text: str) -> str:
     return "".join(out)
 
 
-def substitute(text: str, properties: Mapping[str, str], where: str) -> str:
+def substitute(
+    text: str, properties: Mapping[str, str], where: str, limit: int | None = None
+) -> str:
     """Replace every ``${...}`` in ``text`` (see the module doc).
+
+    Args:
+        limit: the most characters the result may have (None: no limit); checked as the
+            values are put in, so a few references to a long value cannot build a huge text.
+
+    Raises:
+        ConfigurationError: the result would be longer than ``limit``, naming ``where``.
 
     >>> substitute("topic: ${topic} host: ${hosts[1]}", {"topic": "t", "hosts": '["a", "b"]'}, "f")
     'topic: t host: b'
+    >>> substitute("${x} ${x}", {"x": "12345"}, "f.yaml", limit=10)
+    Traceback (most recent call last):
+    ...
+    heron_core.errors.ConfigurationError: flux file 'f.yaml' is too large after substitution \
+(more than 10 characters)
     """
+    size = len(text)
 
     def replace(match: re.Match[str]) -> str:
+        nonlocal size
+        value = _value(match)
+        size += len(value) - len(match.group(0))
+        if limit is not None and size > limit:
+            raise ConfigurationError(
+                f"flux file {where!r} is too large after substitution (more than {limit} "
+                "characters)"
+            )
+        return value
+
+    def _value(match: re.Match[str]) -> str:
         reference = match.group(1)
         value: str | None
         if reference.startswith("ENV-"):

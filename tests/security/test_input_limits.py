@@ -198,8 +198,14 @@ def test_a_stream_without_end_is_read_no_further_than_the_limit(tmp_path: Path) 
 def test_substitution_cannot_push_a_flux_file_past_the_limit(tmp_path: Path) -> None:
     path = tmp_path / "grown.yaml"
     path.write_text("name: grown\nconfig:\n" + "".join(f"  k{i}: ${{big}}\n" for i in range(5)))
-    with pytest.raises(ConfigurationError, match=r"grown\.yaml' is too large"):
+    started = time.monotonic()
+    with pytest.raises(ConfigurationError, match=r"grown\.yaml' is too large after substitution"):
         load_definition(path, {"big": "x" * (MAX_INPUT_BYTES // 4)})
+    many = tmp_path / "many.yaml"  # half a million references to a 4 MiB value: never built
+    many.write_text("name: many\nconfig:\n  k: " + "${big}" * (MAX_INPUT_BYTES // 8) + "\n")
+    with pytest.raises(ConfigurationError, match=r"many\.yaml' is too large after substitution"):
+        load_definition(many, {"big": "x" * MAX_INPUT_BYTES})
+    assert time.monotonic() - started < FAST_S
 
 
 ALIASED_FLUX = """\
