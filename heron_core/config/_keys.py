@@ -384,8 +384,12 @@ _KEYS = (
         "topology.kryo.register",
         list,
         [],
-        "Storm's Kryo registrations (values are pickled).",
-        inert="tuple values are pickled; no Kryo or Java serialization runs here",
+        "Classes tuple values may hold beyond the builtin types and the standard value types "
+        "(datetime, Decimal, UUID, Fraction, collections' containers): 'package.module.Class' "
+        "(or 'package.module:Class') paths, or maps whose keys are such paths (their values, "
+        "Storm serializer classes, are not used); the topology's and every component's lists "
+        "hold for the whole topology. A value of another class stops its batch at the emitter "
+        "with an error naming it, and a receiver unpickles no other class.",
     ),
     Key(
         "topology.kryo.factory",
@@ -398,15 +402,15 @@ _KEYS = (
         "topology.skip.missing.kryo.registrations",
         bool,
         False,
-        "Storm's Kryo switch.",
-        inert="tuple values are pickled; no Kryo or Java serialization runs here",
+        "Skip, with a warning, a topology.kryo.register entry that does not import, instead "
+        "of failing the instance's start (for the whole topology).",
     ),
     Key(
         "topology.fall.back.on.java.serialization",
         bool,
         False,
-        "Storm's Java serialization fallback.",
-        inert="tuple values are pickled; no Kryo or Java serialization runs here",
+        "Pickle and unpickle tuple values of any class, registered or not (for the whole "
+        "topology): whoever holds the topology's key can then make its instances run code.",
     ),
     Key(
         "topology.worker.max.heap.size.mb",

@@ -61,13 +61,17 @@ class PlanView:
         self.outputs[comp.name] = {o.stream.id: o for o in outputs}
         self.inputs[comp.name] = list(inputs)
 
+    def own_config(self, component: str) -> dict[str, Any]:
+        """The config ``component`` sets itself (without the topology's)."""
+        return config_from_proto(self.components[component].config)
+
     def component_config(self, component: str) -> dict[str, Any]:
         """Topology config overlaid with the component's own config, except for
         `RELIABILITY_KEYS`, which keep the topology's values (see :meth:`ignored_config`)."""
         merged = dict(self.topology_config)
         merged.update(
             (key, value)
-            for key, value in config_from_proto(self.components[component].config).items()
+            for key, value in self.own_config(component).items()
             if key not in RELIABILITY_KEYS
         )
         return merged
@@ -75,7 +79,7 @@ class PlanView:
     def ignored_config(self, component: str) -> dict[str, Any]:
         """The component's own values of `RELIABILITY_KEYS` that differ from the topology's
         (they are ignored: acking is on in every component or in none)."""
-        own = config_from_proto(self.components[component].config)
+        own = self.own_config(component)
         return {
             key: own[key]
             for key in RELIABILITY_KEYS

@@ -12,8 +12,10 @@ destinations, and a list append per copy (with acking on, the copy goes to the d
 `Runs` with the emit's `Tree`: it joins the run of the copy before it or takes new edges, see
 ``heron_core.instance._anchoring``). Serialization and the protobuf envelope happen once per
 batch: one ``marshal`` of the whole batch, or ``pickle`` once a value of the stream is not of
-a core type; with acking on, the batch also carries its copies' anchors, one entry per run,
-marshaled as a second list.
+a core type (under the topology's `ValuePolicy`: a value of a class that is neither a standard
+value type nor registered in ``topology.kryo.register`` stops its batch with an error that
+names it, see ``heron_core.instance._values``); with acking on, the batch also carries its
+copies' anchors, one entry per run, marshaled as a second list.
 
 Sizes are checked once per batch, on bytes that exist anyway: a batch whose serialized values
 pass ``heron.instance.max.tuple.bytes``, or whose sealed frame passes
@@ -39,7 +41,6 @@ one).
 from __future__ import annotations
 
 import marshal
-import pickle
 import random
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Protocol
@@ -50,6 +51,12 @@ from heron_core.errors import EmitTypeError, UserCodeError, shown
 from heron_core.instance._anchoring import Anchors, Runs, Tree, split_runs
 from heron_core.instance._groupings import build_chooser
 from heron_core.instance._plan import PlanView
+from heron_core.instance._values import (
+    FALL_BACK_KEY,
+    REGISTER_KEY,
+    ValueClassError,
+    ValuePolicy,
+)
 from heron_core.network._framing import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
 from heron_core.proto import tuple_pb2
 
@@ -69,13 +76,30 @@ BATCH_BYTES_KEY = "heron.instance.batch.max.bytes"
 """The config key of the serialized size a route keeps its batches under."""
 DEFAULT_BATCH_BYTES: int = REGISTRY[BATCH_BYTES_KEY].default
 """Its default (the registry's)."""
+DEFAULT_VALUES = ValuePolicy()
+"""The value classes a router without a topology's registrations allows: the builtin and
+standard value types."""
 
 
-def _serialized(values: Any, serializer: tuple_pb2.Serializer.ValueType) -> bytes:
-    """``values`` (a tuple, or a list of them) as ``serializer`` writes a batch."""
+def _serialized(
+    values: Any, serializer: tuple_pb2.Serializer.ValueType, policy: ValuePolicy
+) -> bytes:
+    """``values`` (a tuple, or a list of them) as ``serializer`` writes a batch (pickle:
+    under ``policy``)."""
     if serializer == _MARSHAL:
         return marshal.dumps(values)
-    return pickle.dumps(values, protocol=pickle.HIGHEST_PROTOCOL)
+    return policy.dumps(values)
+
+
+def _refused(row: Sequence[Any], policy: ValuePolicy) -> bool:
+    """Whether ``policy`` refuses a value of ``row`` (to name the tuple in an error)."""
+    try:
+        policy.dumps(row)
+    except ValueClassError:
+        return True
+    except Exception:  # another error of pickling: not the one reported
+        return False
+    return False
 
 
 class DataSink(Protocol):
@@ -313,7 +337,7 @@ class StreamRoute:
             except ValueError:  # a value of another type (or a subclass): pickle from now on
                 self.marshal = False
         if serializer == _PICKLE:
-            values = pickle.dumps(buffer, protocol=pickle.HIGHEST_PROTOCOL)
+            values = self._pickled(buffer)
         router = self._router
         size = len(values)
         if size > router.batch_bytes:  # smaller batches from now on (zmq queues count them)
@@ -328,6 +352,27 @@ class StreamRoute:
             self._send_split(task, buffer, split_runs(runs), serializer)
             return
         router.sink.send_data(task, data)
+
+    def _pickled(self, buffer: list[Sequence[Any]]) -> bytes:
+        """``buffer`` pickled under the router's `ValuePolicy`.
+
+        Raises:
+            UserCodeError: a value is of a class tuple values may not hold; nothing of the
+                batch was sent.
+        """
+        policy = self._router.values
+        try:
+            return policy.dumps(buffer)
+        except ValueClassError as exc:
+            first = next((row for row in buffer if _refused(row, policy)), buffer[0])
+            raise UserCodeError(
+                f"{self._router.where}: a tuple emitted on stream {self.stream!r} holds "
+                f"{exc}, which tuple values may not hold (values: {shown(first, 120)}); its "
+                f"batch of {len(buffer)} tuples was not sent. List {exc.name!r} in "
+                f"{REGISTER_KEY} (Storm's Config.registerSerialization), or emit builtin "
+                f"values; {FALL_BACK_KEY}=true pickles any class, and lets any holder of the "
+                "topology's key run code in its instances"
+            ) from None
 
     def _seal(
         self,
@@ -371,7 +416,7 @@ class StreamRoute:
         part_size = 0
         for index in range(len(buffer)):
             values = buffer[index]
-            size = len(_serialized(values, serializer))
+            size = len(_serialized(values, serializer, self._router.values))
             if size > limit:
                 refused.append(self._too_large(values, size, serializer))
                 continue
@@ -407,7 +452,7 @@ class StreamRoute:
         its frame, anchors included, passes the frame limit; a tuple that alone does is
         refused (its message added to ``refused``)."""
         router = self._router
-        values = _serialized(part, serializer)
+        values = _serialized(part, serializer, self._router.values)
         data = self._seal(task, len(part), serializer, values, anchors)
         if len(data) <= router.max_frame_bytes:
             router.sink.send_data(task, data)
@@ -467,6 +512,8 @@ class Router:
         max_frame_bytes: ``heron.network.max.frame.bytes``: no batch sent is bigger.
         specialise: pick each stream's specialised ``send`` (False: the general one for every
             stream; the property test compares the two).
+        values: the classes values may hold beyond marshal's types, and their pickle
+            (``heron_core.instance._values``; default: the builtin and standard value types).
     """
 
     def __init__(
@@ -484,8 +531,10 @@ class Router:
         max_tuple_bytes: int = DEFAULT_MAX_TUPLE_BYTES,
         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
         batch_bytes: int = DEFAULT_BATCH_BYTES,
+        values: ValuePolicy = DEFAULT_VALUES,
     ) -> None:
         self.component = component
+        self.values = values
         self.task_id = task_id
         self.sink = sink
         self.batch_max = batch_max
@@ -644,6 +693,7 @@ class HookedRouter(Router):
         self.max_tuple_bytes = router.max_tuple_bytes
         self.max_frame_bytes = router.max_frame_bytes
         self.batch_bytes = router.batch_bytes
+        self.values = router.values
         self.where = router.where
         self.routes = router.routes
         self._report = report

@@ -10,6 +10,7 @@ executor restarts it.
 
 from __future__ import annotations
 
+import functools
 import gc
 import logging
 import marshal
@@ -48,10 +49,12 @@ from heron_core.instance._pacer import Pacer
 from heron_core.instance._plan import PlanView
 from heron_core.instance._router import (
     BATCH_BYTES_KEY,
+    DEFAULT_VALUES,
     MAX_TUPLE_KEY,
     Router,
 )
 from heron_core.instance._spout import SpoutCollector
+from heron_core.instance._values import FALL_BACK_KEY, RefusedValueClass, policy_for
 from heron_core.instance.stmgr_client import StMgrClient
 from heron_core.network import DATA, Dispatcher, max_frame_bytes
 from heron_core.plugins import resolve_class
@@ -97,6 +100,11 @@ class InstanceArgs:
 
 _perf = time.perf_counter
 _MARSHAL = tuple_pb2.MARSHAL
+if sys.version_info >= (3, 13):
+    _load_marshal = functools.partial(marshal.loads, allow_code=False)
+    """``marshal.loads`` that refuses code objects."""
+else:  # marshal cannot refuse them: a code object from the wire is a value nothing runs
+    _load_marshal = marshal.loads
 WAIT_WARN_S = 30.0
 """Seconds an instance waits for its plan (or, stateful, its state) before it logs that it
 still waits, and between two such lines."""
@@ -161,6 +169,9 @@ class InstanceRuntime:
         self._batch: InputBatch | None = None  # the batch a bolt is processing
         self._counted = 0  # its inputs counted as executed so far
         self._malformed = 0  # batches dropped as malformed (logged)
+        self._refused = 0  # batches dropped for a value class that is not allowed (logged)
+        self.values = DEFAULT_VALUES
+        """The classes tuple values may hold (the topology's, once the plan is known)."""
         self._active = True
         self.hooks: TaskHooks | None = None
         """The task's hooks; None until one is added (then the hooked paths are in place)."""
@@ -330,6 +341,18 @@ class InstanceRuntime:
                 value,
                 "on" if self.acking else "off",
             )
+        self.values = policy_for(
+            plan.topology_config,
+            {name: plan.own_config(name) for name in plan.components},
+            self._where,
+        )
+        if self.values.fall_back:
+            log.warning(
+                "%s: %s is true: tuple values of any class are pickled and unpickled, so "
+                "whoever holds the topology's key can make this instance run code",
+                self._where,
+                FALL_BACK_KEY,
+            )
         self.router = Router(
             plan,
             self.args.component,
@@ -342,6 +365,7 @@ class InstanceRuntime:
             max_tuple_bytes=int(setting(config, MAX_TUPLE_KEY)),
             max_frame_bytes=max_frame_bytes(config),
             batch_bytes=int(setting(config, BATCH_BYTES_KEY)),
+            values=self.values,
         )
         collector: SpoutCollector | BoltCollector
         if self.is_spout:
@@ -768,35 +792,56 @@ class InstanceRuntime:
 
     def _decode(self, payload: bytes) -> tuple[tuple_pb2.TupleBatch, list[Any], Any] | None:
         """The batch, its rows and (acking on) their trees, as runs (``count_runs``); None,
-        with a log line, for a payload that is not a batch our senders make (its rows are
-        dropped, not processed: only a peer holding the topology's key reaches the stream
-        manager that forwards it).
+        with a log line, for a payload that is not a batch our senders make, or whose values
+        name a class tuple values may not hold (`ValuePolicy.loads` resolves no other name):
+        its rows are dropped, not processed, and counted in ``__input-batches-dropped``.
+        Nothing decoded here is called or executed: marshal's values (which could be code
+        objects, refused where marshal can refuse them) and the trees' ids are only read.
 
         Raises:
-            UserCodeError: the rows unpickle to a class this process cannot load (the
-                topology's code, not the wire, is wrong).
+            UserCodeError: with ``topology.fall.back.on.java.serialization``, the rows
+                unpickle to a class this process cannot load (the topology's code, not the
+                wire, is wrong; without it, every class allowed was loaded at the start, and
+                such a batch is malformed).
         """
+        batch = None
         try:
             batch = tuple_pb2.TupleBatch.FromString(payload)
             if batch.serializer == _MARSHAL:
-                rows = marshal.loads(batch.values)
+                rows = _load_marshal(batch.values)
             else:
-                rows = pickle.loads(batch.values)
+                rows = self.values.loads(batch.values)
             if not isinstance(rows, list):
                 raise ValueError(f"the rows are a {type(rows).__name__}, not a list")
             trees = None
             if self.acking:  # a batch without roots comes from a sender with acking off
                 if batch.roots:
-                    trees = marshal.loads(batch.roots)
+                    trees = _load_marshal(batch.roots)
                     if count_runs(trees) != len(rows):
                         raise ValueError(f"{len(rows)} rows came with trees for others")
                 else:
                     trees = [()] * len(rows)
-        except (ImportError, AttributeError) as exc:
-            raise UserCodeError(
-                f"{self._where}: a batch's tuples need code this process cannot load: {exc}"
-            ) from exc
+        except RefusedValueClass as exc:
+            self._refused += 1
+            if self._refused <= 10 or self._refused % 1000 == 0:
+                assert batch is not None
+                log.warning(
+                    "%s: dropped a batch of %d bytes from component %r, task %d, stream %r "
+                    "(%d so far): %s",
+                    self._where,
+                    len(payload),
+                    batch.src_component,
+                    batch.src_task,
+                    batch.stream,
+                    self._refused,
+                    exc,
+                )
+            return None
         except Exception as exc:  # protobuf, marshal and pickle errors of a malformed payload
+            if self.values.fall_back and isinstance(exc, ImportError | AttributeError):
+                raise UserCodeError(
+                    f"{self._where}: a batch's tuples need code this process cannot load: {exc}"
+                ) from exc
             self._malformed += 1
             if self._malformed <= 10 or self._malformed % 1000 == 0:
                 log.warning(
@@ -885,6 +930,8 @@ class InstanceRuntime:
         metrics = self.metrics
         counters = metrics.counters
         counters["__metrics-messages-dropped"] = self.client.metrics_dropped
+        if self._malformed or self._refused:
+            counters["__input-batches-dropped"] = self._malformed + self._refused
         if self._ready:
             self._count_outcomes(counters)
         self.client.send_message(metrics.snapshot(final))

@@ -157,12 +157,16 @@ def test_a_key_that_is_not_honoured_is_refused_not_ignored(key: str, value: obje
 
 def test_inert_settings_are_named_not_ignored() -> None:
     cfg = build_config(
-        topology_config={"topology.worker.childopts": "-Xmx2g", "topology.kryo.register": ["A"]}
+        topology_config={
+            "topology.worker.childopts": "-Xmx2g",
+            "topology.kryo.factory": "a.Factory",
+            "topology.kryo.register": ["a.B"],  # honoured: the classes tuple values may hold
+        }
     )
     assert inert_settings(cfg) == [
         "config key 'topology.worker.childopts' = '-Xmx2g' has no effect: no JVM runs here",
-        "config key 'topology.kryo.register' = ['A'] has no effect: tuple values are pickled; "
-        "no Kryo or Java serialization runs here",
+        "config key 'topology.kryo.factory' = 'a.Factory' has no effect: tuple values are "
+        "pickled; no Kryo or Java serialization runs here",
     ]
     assert inert_settings(build_config()) == []
 

@@ -16,11 +16,13 @@ from hypothesis import strategies as st
 from heron_core.api._tuple import count_runs
 from heron_core.errors import UserCodeError
 from heron_core.instance import InstanceRuntime
+from heron_core.instance._router import DEFAULT_VALUES
+from heron_core.instance._values import ValuePolicy
 from heron_core.proto import tuple_pb2
 
 
-def _runtime(acking: bool) -> Any:
-    return SimpleNamespace(acking=acking, _where="task 7", _malformed=0)
+def _runtime(acking: bool, values: ValuePolicy = DEFAULT_VALUES) -> Any:
+    return SimpleNamespace(acking=acking, _where="task 7", _malformed=0, _refused=0, values=values)
 
 
 def _batch(values: bytes, serializer: int, roots: bytes = b"") -> bytes:
@@ -60,7 +62,7 @@ def test_a_payload_decodes_or_is_dropped(payload: bytes, acking: bool) -> None:
     runtime = _runtime(acking)
     decoded = InstanceRuntime._decode(runtime, payload)
     if decoded is None:
-        assert runtime._malformed == 1
+        assert runtime._malformed + runtime._refused == 1
     else:
         _, rows, trees = decoded
         assert isinstance(rows, list)
@@ -83,6 +85,12 @@ class _Gone:
 
 
 def test_rows_of_a_class_this_process_cannot_load_name_the_task() -> None:
+    """With the fall-back on (any class unpickles); without it, the class is not allowed and
+    the batch is dropped (tests/security/test_tuple_values.py)."""
     data = pickle.dumps([[_Gone()]]).replace(b"_Gone", b"_Nope")
+    runtime = _runtime(False, ValuePolicy(fall_back=True))
     with pytest.raises(UserCodeError, match="task 7: a batch's tuples need code"):
-        InstanceRuntime._decode(_runtime(False), _batch(data, PICKLE))
+        InstanceRuntime._decode(runtime, _batch(data, PICKLE))
+    runtime = _runtime(False)
+    assert InstanceRuntime._decode(runtime, _batch(data, PICKLE)) is None
+    assert (runtime._refused, runtime._malformed) == (1, 0)

@@ -33,6 +33,7 @@ from heron_core.instance._router import (
     Router,
 )
 from heron_core.instance._spout import SpoutCollector
+from heron_core.instance._values import ValuePolicy
 from heron_core.network import DEFAULT_MAX_FRAME_BYTES, MAX_FRAME_KEY
 from heron_core.proto import tuple_pb2
 from heron_core.testing.cluster import TopologyRun
@@ -119,6 +120,7 @@ def router(
         acking=acking,
         max_tuple_bytes=tuple_limit,
         max_frame_bytes=frame_limit,
+        values=ValuePolicy([Odd]),  # registered: its stream's batches are pickled
     )
     return made, wire
 

@@ -15,7 +15,8 @@ from heron_core.errors import UserCodeError
 from heron_core.instance._acking import AckSender
 from heron_core.instance._anchoring import Acker
 from heron_core.instance._bolt import BoltCollector
-from heron_core.instance._router import GENERAL, ONE, SILENT, Router
+from heron_core.instance._router import DEFAULT_VALUES, GENERAL, ONE, SILENT, Router
+from heron_core.instance._values import ValuePolicy
 from heron_core.proto import tuple_pb2
 
 
@@ -41,7 +42,9 @@ class FakeClient:
         self.sent.append((task, tuple_pb2.TupleBatch.FromString(batch)))
 
 
-def make(batch_max: int = 3, acking: bool = False) -> tuple[Router, FakeClient]:
+def make(
+    batch_max: int = 3, acking: bool = False, values: ValuePolicy = DEFAULT_VALUES
+) -> tuple[Router, FakeClient]:
     b = TopologyBuilder("t")
     src = b.add_spout("src", Src, par=1)
     b.add_bolt("fields", Sink, par=2, inputs={src: Grouping.fields("word")})
@@ -49,7 +52,9 @@ def make(batch_max: int = 3, acking: bool = False) -> tuple[Router, FakeClient]:
     b.add_bolt("direct", Sink, par=2, inputs={src["d"]: Grouping.DIRECT})
     client = FakeClient()
     view = physical_plan(b.build())
-    router = Router(view, "src", 1, 1, client, batch_max, lambda *a: None, acking=acking)
+    router = Router(
+        view, "src", 1, 1, client, batch_max, lambda *a: None, acking=acking, values=values
+    )
     return router, client
 
 
@@ -151,7 +156,7 @@ Pair = namedtuple("Pair", "a b")
 
 
 def test_a_value_marshal_refuses_switches_the_stream_to_pickle_for_good() -> None:
-    router, client = make(batch_max=2)
+    router, client = make(batch_max=2, values=ValuePolicy([Pair]))  # Pair is registered
     router.emit(["a", (1, 2.5, None, b"x", {"k": [True]})], stream="pairs")
     router.emit(["b", Pair(1, 2)], stream="pairs")  # a tuple subclass: marshal would lose it
     router.emit(["c", 3], stream="pairs")
