@@ -1,5 +1,6 @@
 """The names of a stream manager's local (ipc) sockets, after its container's endpoint prefix
-(``--local-endpoint``, e.g. ``ipc:///tmp/heron-<hash>-1/``)."""
+(``--local-endpoint``, e.g. ``ipc:///tmp/heron-k3x9q2ab/``, a private directory the executor
+makes)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,8 @@ _METRICS = "metrics"
 def task_endpoint(prefix: str, task: int) -> str:
     """Task ``task``'s socket: its data, acks and control messages, both ways.
 
-    >>> task_endpoint("ipc:///tmp/heron-1a2b-1/", 7)
-    'ipc:///tmp/heron-1a2b-1/task-7'
+    >>> task_endpoint("ipc:///tmp/heron-k3x9q2ab/", 7)
+    'ipc:///tmp/heron-k3x9q2ab/task-7'
     """
     return f"{prefix}{_TASK}{task}"
 
@@ -33,8 +34,8 @@ def metrics_endpoint(endpoint: str) -> str:
     task socket is ``endpoint``: its metrics manager reads there what the instances and the
     stream manager publish.
 
-    >>> metrics_endpoint("ipc:///tmp/heron-1a2b-1/"), metrics_endpoint("ipc:///tmp/h-1/task-7")
-    ('ipc:///tmp/heron-1a2b-1/metrics', 'ipc:///tmp/h-1/metrics')
+    >>> metrics_endpoint("ipc:///tmp/heron-k3x9q2ab/"), metrics_endpoint("ipc:///tmp/h-1/task-7")
+    ('ipc:///tmp/heron-k3x9q2ab/metrics', 'ipc:///tmp/h-1/metrics')
     """
     prefix, found, task = endpoint.rpartition(_TASK)
     if found and task.isdigit():
