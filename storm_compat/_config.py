@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NoReturn
 
+from heron_core.api._pickling import class_path
+
 __all__ = ["Config"]
 
 
@@ -16,8 +18,11 @@ class Config(dict[str, Any]):
     (containers), ``topology.acker.executors`` (0 = at-most-once), max spout pending, message
     timeout (and whether timeouts apply), tick tuple frequency, debug, max task parallelism,
     tasks (per component), the environment of instance processes, multilang settings, the
-    spout's sleep time and task hooks. Kryo, event logger, stats sampling and worker heap keys
-    are accepted with no effect (named in a warning at submit). A Storm setter whose setting
+    spout's sleep time, task hooks and the classes tuple values may hold
+    (``registerSerialization``, ``topology.kryo.register``; with
+    ``setFallBackOnJavaSerialization(True)`` any class). The Kryo factory, event logger, stats
+    sampling and worker heap keys are accepted with no effect (named in a warning at submit).
+    A Storm setter whose setting
     nothing here can honour (metrics consumers, event loggers, Kryo decorators, scheduling
     strategies and constraints, topology versions, the JVM classpath) raises
     ``NotImplementedError`` saying what to use instead.
@@ -139,22 +144,29 @@ class Config(dict[str, Any]):
         """Accepted for Storm compatibility; no effect."""
         self[Config.TOPOLOGY_STATS_SAMPLE_RATE] = rate
 
-    def setFallBackOnJavaSerialization(self, fallback: bool) -> None:
-        """Accepted for Storm compatibility; no effect (values are pickled)."""
-        self[Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION] = fallback
-
-    def setSkipMissingKryoRegistrations(self, skip: bool) -> None:
-        """Accepted for Storm compatibility; no effect."""
-        self[Config.TOPOLOGY_SKIP_MISSING_KRYO_REGISTRATIONS] = skip
-
     def setKryoFactory(self, klass: type | str) -> None:
-        """Accepted for Storm compatibility; no effect."""
+        """Accepted for Storm compatibility; no effect (no Kryo runs here)."""
         self[Config.TOPOLOGY_KRYO_FACTORY] = _class_name(klass)
 
+    def setTopologyWorkerMaxHeapSize(self, size: float) -> None:
+        """Accepted for Storm compatibility; no effect."""
+        self[Config.TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB] = size
+
+    # --- tuple values ------------------------------------------------------------------------
     def registerSerialization(
         self, klass: type | str, serializerClass: type | str | None = None
     ) -> None:
-        """Accepted for Storm compatibility; no effect (values are pickled)."""
+        """Let tuple values hold instances of ``klass`` (a class, or its
+        ``package.module.Class`` path), as Storm registers it with Kryo: appended to
+        ``topology.kryo.register``. Values of the builtin and standard value types (str,
+        numbers, lists, dicts, datetime, Decimal, UUID, ...) need no registration; an
+        unregistered class fails its emitter's batch with an error naming it. A
+        ``serializerClass`` is kept in the entry, as Storm writes it, but not used: the
+        class pickles itself.
+
+        Raises:
+            ValueError: ``klass`` is defined inside a function (instances cannot find it).
+        """
         name = _class_name(klass)
         entry: str | dict[str, str] = (
             name if serializerClass is None else {name: _class_name(serializerClass)}
@@ -164,9 +176,17 @@ class Config(dict[str, Any]):
             entry,
         ]
 
-    def setTopologyWorkerMaxHeapSize(self, size: float) -> None:
-        """Accepted for Storm compatibility; no effect."""
-        self[Config.TOPOLOGY_WORKER_MAX_HEAP_SIZE_MB] = size
+    def setFallBackOnJavaSerialization(self, fallback: bool) -> None:
+        """True: tuple values of any class are pickled, registered or not, and every
+        instance unpickles whatever a peer sends (whoever holds the topology's key can then
+        make its instances run code). False, the default as in Storm 2: only registered
+        classes and the builtin and standard value types."""
+        self[Config.TOPOLOGY_FALL_BACK_ON_JAVA_SERIALIZATION] = fallback
+
+    def setSkipMissingKryoRegistrations(self, skip: bool) -> None:
+        """True: a ``registerSerialization`` class that does not import in an instance is
+        skipped with a warning instead of failing the instance's start."""
+        self[Config.TOPOLOGY_SKIP_MISSING_KRYO_REGISTRATIONS] = skip
 
     # --- not honoured: raise ---------------------------------------------------------------
     def registerMetricsConsumer(self, klass: type | str, *args: Any) -> None:
@@ -223,4 +243,6 @@ def _refused(setter: str, value: object, why: str) -> NoReturn:
 
 
 def _class_name(klass: type | str) -> str:
-    return klass if isinstance(klass, str) else f"{klass.__module__}.{klass.__qualname__}"
+    """``klass``'s path as an instance process imports it (a class of the topology's script
+    by the script's module name), or the path given."""
+    return klass if isinstance(klass, str) else class_path(klass)

@@ -224,7 +224,13 @@ class AbstractRankerBolt(BaseRichBolt):
         declarer.declare(Fields("rankings"))
 
     def getComponentConfiguration(self) -> dict[str, Any] | None:
-        return {Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS: self.emit_frequency}
+        """Ticks, and the classes of the rankings it emits: tuple values of other than builtin
+        types must be registered (as with Storm 2's Kryo); a component's registrations hold
+        for the whole topology."""
+        conf = Config({Config.TOPOLOGY_TICK_TUPLE_FREQ_SECS: self.emit_frequency})
+        conf.registerSerialization(Rankings)
+        conf.registerSerialization(RankableObjectWithFields)
+        return conf
 
 
 class IntermediateRankingsBolt(AbstractRankerBolt):

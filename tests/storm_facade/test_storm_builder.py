@@ -166,7 +166,7 @@ def test_topology_config_is_validated_and_canonical() -> None:
     conf["user.key"] = "x"
     config = plan_of(word_count(), conf).config
     assert config["topology.stmgrs"] == 2 and config["topology.acker.executors"] == 0
-    assert config["topology.kryo.register"] == ["storm_compat.tuple._fields.Fields"]
+    assert config["topology.kryo.register"] == ["storm_compat.tuple._fields:Fields"]
     assert config["user.key"] == "x"
 
 

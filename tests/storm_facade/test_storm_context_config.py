@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from storm_support import FakeContext
 
 from heron_core.api import GlobalStreamId, Grouping
@@ -70,8 +71,24 @@ def test_config_setters_set_storm_keys() -> None:
         "topology.kryo.factory": "my.Factory",
         "topology.kryo.register": [
             "my.Type",
-            {"storm_compat.tuple._fields.Fields": "my.Serializer"},
+            {"storm_compat.tuple._fields:Fields": "my.Serializer"},
         ],
         "topology.worker.max.heap.size.mb": 512.0,
         "topology.environment": {"A": "1"},
     }
+
+
+def test_register_serialization_names_a_class_as_instances_import_it() -> None:
+    conf = Config()
+    conf.registerSerialization(Fields)
+    conf.registerSerialization("app.model.Point")
+    assert conf["topology.kryo.register"] == [
+        "storm_compat.tuple._fields:Fields",
+        "app.model.Point",
+    ]
+
+    class Local:
+        pass
+
+    with pytest.raises(ValueError, match="defined inside a function"):
+        conf.registerSerialization(Local)
