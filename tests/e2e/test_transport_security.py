@@ -106,9 +106,15 @@ def test_no_tcp_port_of_the_daemons_reads_anything_from_a_peer_without_the_key(
 def test_the_same_attack_succeeds_when_curve_is_turned_off(
     home: Path, code: Path, tmp_path: Path
 ) -> None:
-    """The control: without CURVE the crafted pickle is loaded (what the first test prevents)."""
+    """The control: without CURVE the crafted pickle is loaded (what the first test prevents).
+    The fall-back is on: without it the instances' restricted unpickler would refuse the
+    pickle anyway (tests/security/test_tuple_values.py)."""
     out, marker = tmp_path / "out", tmp_path / "pwned"
-    config = {**RELIABLE, "heron.network.curve.enabled": False}
+    config = {
+        **RELIABLE,
+        "heron.network.curve.enabled": False,
+        "topology.fall.back.on.java.serialization": True,
+    }
     with TopologyRun(
         chain(100_000, out), heron_home=home, code_root=code, containers=2, config=config
     ) as run:
