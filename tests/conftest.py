@@ -3,16 +3,12 @@ the folder's own conftest.py)."""
 
 from __future__ import annotations
 
-import contextlib
-import time
 import uuid
 from collections.abc import Generator, Iterator
 from typing import Any
 
-import psutil
 import pytest
 
-from heron_core.testing.processes import processes_mentioning
 from heron_core.testing.spark import (
     QUICK_START_JAVA_OPTIONS,
     SparkClusterError,
@@ -136,27 +132,8 @@ def spark(
     running from the executors' directories is killed by pid and fails the test. The
     cluster's logs are printed when the test failed."""
     yield spark_cluster
-    work = spark_cluster.work_dir
-
-    def leftovers() -> list[psutil.Process]:
-        found = processes_mentioning(work) if work is not None else []
-        return [p for p in found if any("heron_core." in a for a in _cmdline(p))]
-
-    deadline = time.monotonic() + 60
-    while (spark_cluster.applications()["active"] or leftovers()) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    survivors = leftovers()
-    for process in survivors:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            process.kill()
+    survivors = spark_cluster.wait_idle()
     if _failed(request.node) or survivors:
         print(f"--- Spark cluster logs after {request.node.nodeid} ---")
         print(spark_cluster.log_text())
     assert not survivors, f"container processes outlived the test: {[p.pid for p in survivors]}"
-
-
-def _cmdline(process: psutil.Process) -> list[str]:
-    try:
-        return process.cmdline()
-    except psutil.Error:
-        return []

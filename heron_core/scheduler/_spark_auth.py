@@ -144,6 +144,7 @@ def spark_security(
         why = f"{SPARK_CONF_PREFIX.prefix}{AUTHENTICATE}=false"
     elif master.kind == "standalone" and secret is None:
         why = f"the standalone master {master.url} has no {SECRET_FILE_KEY}"
+        authenticate = False  # Spark needs the cluster's secret to authenticate there
     elif not crypto:
         why = f"{SPARK_CONF_PREFIX.prefix}{CRYPTO}=false sends it in clear"
     else:

@@ -119,6 +119,13 @@ class WorkerSite:
     local_ip: bool = True
 
 
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
 class SparkStandaloneCluster:
     """A standalone master and ``workers`` workers on 127.0.0.1, started by :meth:`start`.
 
@@ -376,6 +383,26 @@ class SparkStandaloneCluster:
         for kind, key in (("active", "activeapps"), ("completed", "completedapps")):
             out[kind] = [app for app in state.get(key, []) if name is None or app["name"] == name]
         return out
+
+    def wait_idle(self, timeout: float = 60.0) -> list[psutil.Process]:
+        """Wait until the master runs no application and no process of a topology container
+        (a command line naming ``heron_core.`` and the workers' directory: executors,
+        daemons, janitors) is left, for ``timeout`` seconds at most; kill by pid whatever is
+        still left then, and return those processes ([] when the cluster went idle)."""
+        work = self.work_dir
+
+        def leftovers() -> list[psutil.Process]:
+            found = processes_mentioning(work) if work is not None else []
+            return [p for p in found if any("heron_core." in a for a in _cmdline(p))]
+
+        deadline = time.monotonic() + timeout
+        while (self.applications()["active"] or leftovers()) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        survivors = leftovers()
+        for process in survivors:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
+        return survivors
 
     def stop(self) -> None:
         """End every daemon and executor by process group (SIGTERM, SIGKILL after 10 s), wait

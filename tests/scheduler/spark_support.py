@@ -24,7 +24,7 @@ from spark_word_count import expected_counts, read_log
 
 from heron_core.config import SPARK_CONF_PREFIX
 from heron_core.scheduler._spark_conf import MASTER_KEY
-from heron_core.testing.processes import isolated_home
+from heron_core.testing.processes import isolated_home, processes_mentioning
 from heron_core.testing.spark import QUICK_START_JAVA_OPTIONS, SparkStandaloneCluster
 
 HERON = str(Path(sys.executable).with_name("heron"))
@@ -116,6 +116,33 @@ class SparkTopologyRun:
             *itertools.chain.from_iterable(("--config-property", f) for f in flags),
             env=env,
         )
+
+
+SUBMIT_FAILS_WITHIN = 90.0
+"""No refused submit may take this long (they take seconds; the bound only catches a hang)."""
+
+
+def submit_fails(
+    run: SparkTopologyRun,
+    master: str | SparkStandaloneCluster,
+    *properties: str,
+    env: dict[str, str] | None = None,
+) -> str:
+    """Submit topology ``broken``, expect failure; return the error line (without ``heron:
+    error: ``). It must come within `SUBMIT_FAILS_WITHIN`, without a JVM stack trace, and
+    nothing of the topology may remain (no process, no working directory)."""
+    started = time.monotonic()
+    done = run.submit("broken", master, *properties, env=env)
+    elapsed = time.monotonic() - started
+    print(f"failed after {elapsed:.1f} s: {done.stderr.strip().splitlines()[-1]}")
+    assert done.returncode != 0, done.stdout
+    assert elapsed < SUBMIT_FAILS_WITHIN
+    error = done.stderr.strip().splitlines()[-1]
+    assert error.startswith("heron: error: "), done.stderr
+    assert "\tat " not in done.stderr  # no JVM stack trace
+    assert processes_mentioning(run.home) == []
+    assert not (run.home / "topologies" / "spark" / "broken").exists()
+    return error.removeprefix("heron: error: ")
 
 
 def spark_env(**overrides: str) -> dict[str, str]:

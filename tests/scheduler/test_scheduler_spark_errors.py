@@ -5,7 +5,6 @@ cluster master, and workers whose Python cannot import heron_core."""
 from __future__ import annotations
 
 import re
-import time
 import venv
 from pathlib import Path
 
@@ -14,15 +13,12 @@ from spark_support import (  # noqa: F401 - spark_run is a fixture
     SparkTopologyRun,
     spark_env,
     spark_run_fixture,
+    submit_fails,
 )
 
-from heron_core.testing.processes import processes_mentioning
 from heron_core.testing.spark import SparkStandaloneCluster, free_port
 
 pytestmark = [pytest.mark.processes, pytest.mark.zookeeper]
-
-HANG = 90.0
-"""No error may take this long (they take seconds; the bound only catches a hang)."""
 
 NO_PYSPARK = """\
 import sys
@@ -40,30 +36,9 @@ sys.meta_path.insert(0, _NoPySpark)
 """
 
 
-def _fails(
-    run: SparkTopologyRun,
-    master: str | SparkStandaloneCluster,
-    *properties: str,
-    env: dict[str, str] | None = None,
-) -> str:
-    """Submit, expect failure; return the error line. Nothing of the topology may remain."""
-    started = time.monotonic()
-    done = run.submit("broken", master, *properties, env=env)
-    elapsed = time.monotonic() - started
-    print(f"failed after {elapsed:.1f} s: {done.stderr.strip().splitlines()[-1]}")
-    assert done.returncode != 0, done.stdout
-    assert elapsed < HANG
-    error = done.stderr.strip().splitlines()[-1]
-    assert error.startswith("heron: error: "), done.stderr
-    assert "\tat " not in done.stderr  # no JVM stack trace
-    assert processes_mentioning(run.home) == []
-    assert not (run.home / "topologies" / "spark" / "broken").exists()
-    return error.removeprefix("heron: error: ")
-
-
 def test_an_unreachable_master_names_its_url(spark_run: SparkTopologyRun) -> None:
     url = f"spark://127.0.0.1:{free_port()}"
-    error = _fails(spark_run, url)
+    error = submit_fails(spark_run, url)
     assert error.startswith(f"topology 'broken': cannot reach the Spark master {url} (127.0.0.1:")
     assert "heron.scheduler.spark.master" in error
     listed = spark_run.heron("list", "spark")
@@ -73,9 +48,9 @@ def test_an_unreachable_master_names_its_url(spark_run: SparkTopologyRun) -> Non
 def test_no_java_names_java_home(spark_run: SparkTopologyRun, tmp_path: Path) -> None:
     env = spark_env(PATH=str(tmp_path / "empty-path"))
     env.pop("JAVA_HOME", None)
-    error = _fails(spark_run, "local[2]", env=env)
+    error = submit_fails(spark_run, "local[2]", env=env)
     assert "no Java found" in error and "JAVA_HOME" in error
-    error = _fails(spark_run, "local[2]", env=spark_env(JAVA_HOME=str(tmp_path / "nowhere")))
+    error = submit_fails(spark_run, "local[2]", env=spark_env(JAVA_HOME=str(tmp_path / "nowhere")))
     assert f"JAVA_HOME={tmp_path / 'nowhere'} has no bin/java" in error
 
 
@@ -83,12 +58,12 @@ def test_pyspark_missing_names_the_extra(spark_run: SparkTopologyRun, tmp_path: 
     shim = tmp_path / "no-pyspark"
     shim.mkdir()
     (shim / "sitecustomize.py").write_text(NO_PYSPARK)
-    error = _fails(spark_run, "local[2]", env=spark_env(PYTHONPATH=str(shim)))
+    error = submit_fails(spark_run, "local[2]", env=spark_env(PYTHONPATH=str(shim)))
     assert error.startswith("PySpark is not installed: pip install 'heron-storm[spark]'")
 
 
 def test_too_few_slots_on_a_local_master(spark_run: SparkTopologyRun) -> None:
-    error = _fails(spark_run, "local[1]")
+    error = submit_fails(spark_run, "local[1]")
     assert error == (
         "topology 'broken' needs 2 Spark task slots (one per container: the topology manager's "
         "and 1 stream manager's), the application has 1 (master local[1] runs 1 task thread): "
@@ -105,7 +80,7 @@ def test_too_few_slots_on_a_cluster(
 
     started = applications()
     # spark.cores.max caps the slots: known from the config, before Spark starts.
-    capped = _fails(
+    capped = submit_fails(
         spark_run,
         spark,
         "topology.stmgrs=2",
@@ -116,7 +91,7 @@ def test_too_few_slots_on_a_cluster(
     # Five containers on two 2-core workers: known from the master's state (its web UI's
     # /json/), before Spark starts.
     ui_port = spark.web_url.rsplit(":", 1)[1]
-    short = _fails(
+    short = submit_fails(
         spark_run,
         spark,
         "topology.stmgrs=4",
@@ -131,7 +106,7 @@ def test_too_few_slots_on_a_cluster(
     assert applications() == started, "a Spark application started for a check without one"
     # Without the master's web UI (nothing serves its state on port 8080), the slots are
     # counted once the executors registered (within 20 s: a loaded machine starts them slowly).
-    short = _fails(
+    short = submit_fails(
         spark_run,
         spark,
         "topology.stmgrs=4",
@@ -149,7 +124,7 @@ def test_too_few_slots_on_a_cluster(
 def test_zookeeper_unreachable_names_the_connection_string(spark_run: SparkTopologyRun) -> None:
     port = free_port()
     spark_run.zk = {**spark_run.zk, "heron.statemgr.connection.string": f"127.0.0.1:{port}"}
-    error = _fails(spark_run, "local[2]")
+    error = submit_fails(spark_run, "local[2]")
     assert error.startswith(f"cannot connect to ZooKeeper at '127.0.0.1:{port}'")
     assert "heron.statemgr.connection.string" in error
 
@@ -157,7 +132,7 @@ def test_zookeeper_unreachable_names_the_connection_string(spark_run: SparkTopol
 def test_localfs_state_with_a_cluster_master_is_a_configuration_error(
     spark_run: SparkTopologyRun,
 ) -> None:
-    error = _fails(spark_run, "spark://127.0.0.1:7077", "heron.class.state.manager=localfs")
+    error = submit_fails(spark_run, "spark://127.0.0.1:7077", "heron.class.state.manager=localfs")
     assert "the localfs state manager keeps state in files on this host" in error
     assert "heron.class.state.manager=zookeeper" in error
 
@@ -167,7 +142,7 @@ def test_workers_without_heron_core_fail_the_submit_with_the_fix(
 ) -> None:
     bare = tmp_path / "bare-venv"
     venv.create(bare, with_pip=False)
-    error = _fails(
+    error = submit_fails(
         spark_run,
         "local[2]",
         f"heron.scheduler.spark.conf.spark.pyspark.python={bare / 'bin' / 'python'}",

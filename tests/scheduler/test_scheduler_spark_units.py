@@ -1,6 +1,6 @@
-"""The Spark scheduler's decisions without a JVM: the master URL, the SparkConf, task slots,
-reasons of failed jobs, config checks at submit, the task host, the container package and the
-scheduler service's reports."""
+"""The Spark scheduler's decisions without a JVM: the master URL, the SparkConf, the
+application's authentication, task slots, reasons of failed jobs, config checks at submit, the
+task host, the container package and the scheduler service's reports."""
 
 from __future__ import annotations
 
@@ -26,7 +26,11 @@ from heron_core.scheduler import (
     create_scheduler,
     unpack_package,
 )
+from heron_core.scheduler._package import remove_unpacked
+from heron_core.scheduler._spark_auth import describe_refusal, spark_security
 from heron_core.scheduler._spark_conf import (
+    ALLOW_UNAUTHENTICATED_KEY,
+    SECRET_FILE_KEY,
     describe_job_failure,
     fixed_slot_limit,
     master_state_urls,
@@ -170,6 +174,7 @@ def test_spark_properties_defaults_and_overrides() -> None:
     assert (
         props["spark.pyspark.python"] == props["spark.pyspark.driver.python"] == "/venv/bin/python"
     )
+    assert props["spark.ui.enabled"] == props["spark.ui.killEnabled"] == "false"
     assert "spark.task.cpus" not in props
 
 
@@ -201,6 +206,118 @@ def test_spark_properties_refuse_what_breaks_containers(key: str, value: str, me
     config = build_config(overrides={f"heron.scheduler.spark.conf.{key}": value})
     with pytest.raises(ConfigurationError, match=message):
         spark_properties(config, "wc", _plan(1.0), "py")
+
+
+# --- the application's authentication ------------------------------------------------------
+
+SECRET = "0123456789abcdef0123456789abcdef"
+STANDALONE = parse_master("spark://m:7077")
+
+
+def _secret_file(tmp_path: Path, text: str = SECRET + "\n", mode: int = 0o600) -> str:
+    path = tmp_path / "spark-secret"
+    path.write_text(text)
+    path.chmod(mode)
+    return str(path)
+
+
+def test_every_master_authenticates_and_encrypts_by_default(tmp_path: Path) -> None:
+    on = {"spark.authenticate": "true", "spark.network.crypto.enabled": "true"}
+    local = spark_security({}, parse_master("local[2]"), "wc")
+    assert (local.properties, local.secret, local.unprotected) == (on, None, None)
+    assert spark_security({}, parse_master("yarn"), "wc").properties == on
+    config = {SECRET_FILE_KEY: _secret_file(tmp_path)}
+    cluster = spark_security(config, STANDALONE, "wc")
+    assert (cluster.properties, cluster.secret, cluster.unprotected) == (on, SECRET, None)
+    assert SECRET not in repr(cluster)
+    assert spark_security(config, parse_master("k8s://h:443"), "wc").secret == SECRET
+
+
+def test_a_standalone_master_without_a_secret_file_is_refused_unless_allowed() -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        spark_security({}, STANDALONE, "wc")
+    message = str(refused.value)
+    assert message.startswith("topology 'wc': Spark would hand the container package")
+    assert f"the standalone master spark://m:7077 has no {SECRET_FILE_KEY}" in message
+    assert "--properties-file" in message and f"{ALLOW_UNAUTHENTICATED_KEY}=true" in message
+    allowed = spark_security({ALLOW_UNAUTHENTICATED_KEY: True}, STANDALONE, "wc")
+    assert allowed.properties == {"spark.authenticate": "false"} and not allowed.authenticates
+    assert allowed.unprotected == f"the standalone master spark://m:7077 has no {SECRET_FILE_KEY}"
+
+
+@pytest.mark.parametrize(
+    ("prop", "why"),
+    [
+        ("spark.authenticate", "heron.scheduler.spark.conf.spark.authenticate=false"),
+        ("spark.network.crypto.enabled", "spark.network.crypto.enabled=false sends it in clear"),
+    ],
+)
+def test_turning_authentication_or_encryption_off_needs_the_opt_out(prop: str, why: str) -> None:
+    config: dict[str, object] = {f"heron.scheduler.spark.conf.{prop}": "false"}
+    with pytest.raises(ConfigurationError, match=f"{why}. Undo that, or set "):
+        spark_security(config, parse_master("local[2]"), "wc")
+    allowed = spark_security(
+        {**config, ALLOW_UNAUTHENTICATED_KEY: True}, parse_master("local"), "wc"
+    )
+    assert allowed.properties[prop] == "false" and why in str(allowed.unprotected)
+
+
+def test_the_secret_as_a_spark_property_is_refused() -> None:
+    config = {"heron.scheduler.spark.conf.spark.authenticate.secret": SECRET}
+    with pytest.raises(ConfigurationError, match="shown by the tracker") as refused:
+        spark_security(config, STANDALONE, "wc")
+    assert SECRET not in str(refused.value) and SECRET_FILE_KEY in str(refused.value)
+
+
+def test_a_secret_file_unused_by_spark_is_refused(tmp_path: Path) -> None:
+    config: dict[str, object] = {SECRET_FILE_KEY: _secret_file(tmp_path)}
+    with pytest.raises(ConfigurationError, match=r"with local\[2\] Spark makes the application's"):
+        spark_security(config, parse_master("local[2]"), "wc")
+    config["heron.scheduler.spark.conf.spark.authenticate"] = "false"
+    with pytest.raises(ConfigurationError, match="turns authentication off: unset one of them"):
+        spark_security(config, STANDALONE, "wc")
+
+
+@pytest.mark.parametrize(
+    ("text", "mode", "says"),
+    [
+        (SECRET + "\n", 0o644, "holds the Spark cluster's secret but group or others may access"),
+        ("short\n", 0o600, "found 5 characters"),
+        (f"{SECRET}\n{SECRET}\n", 0o600, "found more than one line"),
+        (f" {SECRET}\n", 0o600, "found control characters or spaces around it"),
+        ("\u00e9" * 20, 0o600, "found bytes that are not ASCII"),
+    ],
+)
+def test_a_secret_file_that_cannot_work_names_the_key_and_path(
+    tmp_path: Path, text: str, mode: int, says: str
+) -> None:
+    path = _secret_file(tmp_path, text, mode)
+    with pytest.raises(ConfigurationError) as refused:
+        spark_security({SECRET_FILE_KEY: path}, STANDALONE, "wc")
+    message = str(refused.value)
+    assert SECRET_FILE_KEY in message and path in message and says in message
+    assert SECRET not in message
+
+
+def test_a_secret_file_path_that_cannot_work_names_the_key(tmp_path: Path) -> None:
+    for value, says in (
+        ("relative/secret", "must be an absolute path"),
+        (str(tmp_path / "missing"), "No such file or directory"),
+    ):
+        with pytest.raises(ConfigurationError, match=SECRET_FILE_KEY) as refused:
+            spark_security({SECRET_FILE_KEY: value}, STANDALONE, "wc")
+        assert says in str(refused.value)
+
+
+def test_a_refusing_master_names_the_fix_for_each_side(tmp_path: Path) -> None:
+    guarded = spark_security({SECRET_FILE_KEY: _secret_file(tmp_path)}, STANDALONE, "wc")
+    text = describe_refusal(guarded, STANDALONE, "wc", "Message is dropped")
+    assert text.startswith("topology 'wc': the Spark master spark://m:7077 refused the app")
+    assert "(Spark: Message is dropped)" in text and "--properties-file" in text
+    assert f"another secret than {SECRET_FILE_KEY} ({tmp_path / 'spark-secret'})" in text
+    open_ = spark_security({ALLOW_UNAUTHENTICATED_KEY: True}, STANDALONE, "wc")
+    text = describe_refusal(open_, STANDALONE, "wc", "Expected SaslMessage")
+    assert "the master requires authentication" in text and SECRET_FILE_KEY in text
 
 
 # --- task slots ------------------------------------------------------------------------------
@@ -427,6 +544,11 @@ def test_the_package_ships_the_code_and_keys_with_modes_into_a_fresh_directory(
     assert (target / "code" / "data" / "words.txt").read_text() == "a b"
     assert os.access(target / "code" / "run.sh", os.X_OK)
     assert list((target / "logs").iterdir()) == []
+    (target / "logs" / "stmgr-1.log").write_text("kept")
+    remove_unpacked(target)
+    assert sorted(p.name for p in target.iterdir()) == ["logs"]
+    assert (target / "logs" / "stmgr-1.log").read_text() == "kept"
+    remove_unpacked(tmp_path / "nowhere")  # nothing to remove
 
 
 def test_the_package_refuses_paths_leaving_the_directory(tmp_path: Path) -> None:
