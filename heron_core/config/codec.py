@@ -2,7 +2,10 @@
 
 Values that JSON represents exactly (None, bool, int, float, str, and lists/dicts of those
 with string keys) travel as JSON text; anything else is pickled. Decoding gives back an
-equal dict.
+equal dict. `config_from_proto` unpickles: call it only on a message whose origin was
+authenticated (read through a state manager holding the topology's key, see
+``heron_core.statemgr.StateKey``); `json_config_from_proto` never unpickles, for a message
+that may come from anyone (``heron kill``, the tracker's clients).
 
 >>> cfg = {"topology.workers": 2, "my.key": ("a", 1)}
 >>> config_from_proto(config_to_proto(cfg)) == cfg
@@ -18,7 +21,7 @@ from typing import Any
 
 from heron_core.proto import topology_pb2
 
-__all__ = ["config_from_proto", "config_to_proto"]
+__all__ = ["config_from_proto", "config_to_proto", "json_config_from_proto"]
 
 
 def _json_exact(value: Any) -> bool:
@@ -71,11 +74,27 @@ def config_to_proto(config: Mapping[str, Any]) -> topology_pb2.Config:
 
 
 def config_from_proto(message: topology_pb2.Config) -> dict[str, Any]:
-    """Decode a ``Config`` message into a dict."""
+    """Decode a ``Config`` message into a dict, unpickling its pickled values: only for a
+    message whose origin was authenticated (see the module's docstring)."""
     out: dict[str, Any] = {}
     for kv in message.kvs:
         if kv.WhichOneof("value") == "pickled_value":
             out[kv.key] = pickle.loads(kv.pickled_value)
         else:
+            out[kv.key] = json.loads(kv.json_value) if kv.json_value else None
+    return out
+
+
+def json_config_from_proto(message: topology_pb2.Config) -> dict[str, Any]:
+    """The JSON values of a ``Config`` message as a dict, never unpickling: a pickled value is
+    left out (a reader gets the key's registered default through ``setting``).
+
+    >>> message = config_to_proto({"topology.workers": 2, "my.key": ("a", 1)})
+    >>> json_config_from_proto(message)
+    {'topology.workers': 2}
+    """
+    out: dict[str, Any] = {}
+    for kv in message.kvs:
+        if kv.WhichOneof("value") != "pickled_value":
             out[kv.key] = json.loads(kv.json_value) if kv.json_value else None
     return out

@@ -27,6 +27,8 @@ host): the key pair is still made, the sockets are plain TCP and every daemon lo
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import logging
 import os
 import socket
@@ -54,6 +56,7 @@ KEYS_DIR = "keys"
 """The key pair's directory in a topology's working directory W (shipped to every container)."""
 
 _CERT = "topology"
+_HKDF_SALT = b"heron topology keys"
 _ZAP_DOMAIN = "heron"
 _WATCH_POLL_MS = 250
 _LOG_EVERY_S = 10.0
@@ -120,6 +123,20 @@ class TopologyKeys:
         if secret is None:
             raise ConfigurationError(f"{secret_file} holds no secret key")
         return cls(public, secret)
+
+    def derive(self, label: bytes) -> bytes:
+        """A 32-byte key for one use of this pair, named by ``label`` (``b"heron state v1"``):
+        HKDF-SHA256 (RFC 5869) of the secret key with ``label`` as its info, so that no two
+        uses share a key and none reveals the secret.
+
+        >>> keys = TopologyKeys(b"p" * 40, b"s" * 40)
+        >>> one, two = keys.derive(b"heron state v1"), keys.derive(b"heron checkpoint v1")
+        >>> len(one), one == two, one == keys.derive(b"heron state v1")
+        (32, False, True)
+        """
+        # extract, then the first (and only) block of expand: 32 bytes is one SHA-256 output
+        pseudo_random = hmac.new(_HKDF_SALT, self.secret, hashlib.sha256).digest()
+        return hmac.new(pseudo_random, label + b"\x01", hashlib.sha256).digest()
 
 
 class _Throttle:

@@ -2,7 +2,10 @@
 
 :class:`StateManager` is the interface; the built-ins are registered under short names in
 :data:`BUILTINS` (``localfs``: files on this machine; ``zookeeper``: a ZooKeeper ensemble).
-:func:`create_state_manager` builds the one the config names.
+:func:`create_state_manager` builds the one the config names. A manager given a topology's
+:class:`StateKey` (made from the topology's key pair in ``W/keys``) seals the nodes it writes
+and refuses nodes of that topology whose MAC does not check
+(:class:`StateAuthenticationError`); see :class:`StateManager`.
 """
 
 from __future__ import annotations
@@ -13,7 +16,14 @@ from typing import TYPE_CHECKING, Any
 from heron_core.config import setting
 from heron_core.plugins import load_plugin
 from heron_core.statemgr._localfs import LocalFileSystemStateManager
-from heron_core.statemgr.base import Kind, StateManager, WatchCallback, WatchHandle
+from heron_core.statemgr._seal import Seal, SealBroken, StateKey
+from heron_core.statemgr.base import (
+    Kind,
+    StateAuthenticationError,
+    StateManager,
+    WatchCallback,
+    WatchHandle,
+)
 
 if TYPE_CHECKING:
     from heron_core.statemgr._zookeeper import ZooKeeperStateManager
@@ -22,6 +32,10 @@ __all__ = [
     "BUILTINS",
     "Kind",
     "LocalFileSystemStateManager",
+    "Seal",
+    "SealBroken",
+    "StateAuthenticationError",
+    "StateKey",
     "StateManager",
     "WatchCallback",
     "WatchHandle",
@@ -46,7 +60,9 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def create_state_manager(config: Mapping[str, Any], cluster: str) -> StateManager:
+def create_state_manager(
+    config: Mapping[str, Any], cluster: str, *, key: StateKey | None = None
+) -> StateManager:
     """The state manager named by ``config["heron.class.state.manager"]`` (default ``localfs``),
     built as ``cls(config, cluster)`` and not yet started.
 
@@ -55,6 +71,8 @@ def create_state_manager(config: Mapping[str, Any], cluster: str) -> StateManage
             :data:`BUILTINS`, a ``package.module:Class`` path to a :class:`StateManager`
             subclass, or a :class:`StateManager` instance (returned unchanged).
         cluster: the cluster's name.
+        key: the `StateKey` of the topology whose nodes the manager must authenticate (see
+            `StateManager.add_key`); every daemon passes its topology's.
 
     Raises:
         ConfigurationError: an unknown short name (the message lists the known ones), a path
@@ -76,6 +94,9 @@ def create_state_manager(config: Mapping[str, Any], cluster: str) -> StateManage
 zookeeper, or a 'package.module:Class' path
     """
     spec = setting(config, "heron.class.state.manager")
-    return load_plugin(
+    manager: StateManager = load_plugin(
         "state manager", spec, BUILTINS, StateManager, config=config, cluster=cluster
     )
+    if key is not None:
+        manager.add_key(key)
+    return manager

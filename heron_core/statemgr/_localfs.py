@@ -73,8 +73,10 @@ class LocalFileSystemStateManager(StateManager):
 
     ``root`` is ``heron.statemgr.root.path`` (``~`` expanded; default
     ``~/.herondata/repository/state``). Writes are atomic (a temporary file renamed over the
-    node). An ephemeral node records its owner; it reads as absent once the owning process
-    is gone, and closing the owning manager deletes it. Watches poll every 0.1 s.
+    node); node files are owner-only (0600) and the directories this manager makes too
+    (0700): the file system's permissions are this store's access control. An ephemeral
+    node records its owner; it reads as absent once the owning process is gone, and closing
+    the owning manager deletes it. Watches poll every 0.1 s.
 
     >>> import tempfile
     >>> from heron_core.proto import topology_pb2
@@ -97,7 +99,7 @@ class LocalFileSystemStateManager(StateManager):
 
     def _start(self) -> None:
         try:
-            self.root.mkdir(parents=True, exist_ok=True)
+            self.root.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise StateManagerError(
                 f"cannot create the state directory {self.root} "
@@ -120,7 +122,7 @@ class LocalFileSystemStateManager(StateManager):
     def _put(self, path: str, data: bytes, ephemeral: bool) -> None:
         file = self._file(path)
         try:
-            file.parent.mkdir(parents=True, exist_ok=True)
+            file.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise StateManagerError(f"cannot create the directory {file.parent}: {exc}") from exc
         if not ephemeral:
@@ -245,7 +247,9 @@ class LocalFileSystemStateManager(StateManager):
     def _write(file: Path, blob: bytes) -> None:
         temporary = file.with_name(f".{file.name}.{uuid.uuid4().hex}.tmp")
         try:
-            temporary.write_bytes(blob)
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with open(fd, "wb") as stream:
+                stream.write(blob)
             os.replace(temporary, file)
         except OSError as exc:
             temporary.unlink(missing_ok=True)

@@ -24,9 +24,11 @@ from kazoo.exceptions import (
 from kazoo.handlers.threading import KazooTimeoutError
 from kazoo.hosts import collect_hosts
 from kazoo.retry import KazooRetry
+from kazoo.security import ACL, READ_ACL_UNSAFE, make_digest_acl
 
 from heron_core.config import setting
 from heron_core.errors import ConfigurationError, StateManagerError
+from heron_core.statemgr._seal import StateKey
 from heron_core.statemgr._zk_auth import (
     AUTH_FILE_KEY,
     DigestCredential,
@@ -48,6 +50,8 @@ _RETRY_PAUSE_S = 0.05
 """Pause before asking again when a call was cut off although the client reads as connected."""
 _RESTORE_RETRY_S = 1.0
 """Pause between two passes of restoring ephemeral nodes when one pass could not finish."""
+_CREATE_ATTEMPTS = 5
+"""How often a create makes its missing directory again before giving up."""
 
 # Errors of a call cut off by a dropped connection or an expired session: kazoo reconnects
 # (in a new session after an expiry) and the call is asked again.
@@ -73,9 +77,18 @@ class ZooKeeperStateManager(StateManager):
     :class:`StateManagerError` naming the connection string, its key and the last attempt's
     reason); every later call after the session timeout (:attr:`call_timeout_s`).
 
-    **Access control.** Without ``heron.statemgr.zookeeper.auth.file`` the manager logs in to
-    nobody and its nodes get ZooKeeper's open ACL (anyone reaching the server may read, change
-    or delete them). With it, the key names a file holding ``user:password`` (owner-only,
+    **Access control.** Without ``heron.statemgr.zookeeper.auth.file``, a topology's nodes
+    written by a manager holding its `StateKey` (every daemon of the topology, and the CLI
+    that submitted it) get two ACL entries: all permissions for the topology's own ZooKeeper
+    digest identity (user ``heron-topology-<name>``, its password derived from the topology's
+    secret: every holder of ``W/keys`` logs in as it, nobody else can), and reading for
+    anyone (the tracker reads without the key). The root and kind directories keep
+    ZooKeeper's open ACL, since topologies without a shared identity create and delete
+    nodes in them: anyone reaching the server can still delete a topology's node and create
+    one of that name (denial of service), but not change it in place, and a node so made
+    carries no valid MAC, so no holder of the key uses it. A node written by a manager
+    without the topology's key gets the open ACL. With the auth file, the key names a file
+    holding ``user:password`` (owner-only,
     see :func:`~heron_core.statemgr._zk_auth.load_credential`): the manager logs in as that
     ZooKeeper digest user on every connection, and every node it creates (the root and kind
     directories, each topology's nodes, the ephemeral locations) gets one ACL entry, all
@@ -129,7 +142,9 @@ class ZooKeeperStateManager(StateManager):
         self.call_timeout_s = _milliseconds(config, _SESSION_KEY) / 1000
         self._connection_timeout_s = _milliseconds(config, _CONNECTION_KEY) / 1000
         self._credential: DigestCredential | None = load_credential(config)
-        self._kazoo_log = _KazooLog(self._credential.password if self._credential else None)
+        self._kazoo_log = _KazooLog()
+        if self._credential is not None:
+            self._kazoo_log.hide(self._credential.password)
         self._client: Any = None  # a started KazooClient, the same one for the manager's life
         self._connected = threading.Event()  # set while kazoo reads as connected
         self._suspended = False  # the connection dropped (the session may live on)
@@ -155,11 +170,15 @@ class ZooKeeperStateManager(StateManager):
     def _start(self) -> None:
         credential = self._credential
         self._kazoo_log.last_problem = ""
+        if credential is not None:
+            auth_data = credential.auth_data
+        else:
+            auth_data = [self._digest_login(key) for key in list(self._keys.values())]
         client = KazooClient(
             hosts=self.hosts,
             timeout=self.call_timeout_s,
             connection_retry=KazooRetry(max_tries=-1, delay=0.1, max_delay=1.0),
-            auth_data=credential.auth_data if credential else None,
+            auth_data=auth_data or None,
             default_acl=[credential.acl] if credential else None,
             logger=self._kazoo_log,
         )
@@ -189,6 +208,56 @@ class ZooKeeperStateManager(StateManager):
             except BaseException:
                 self._abandon(client)
                 raise
+
+    def _digest_login(self, key: StateKey) -> tuple[str, str]:
+        """kazoo's ``auth_data`` entry of ``key``'s digest identity (its password hidden from
+        kazoo's log from now on)."""
+        self._kazoo_log.hide(key.digest_password)
+        return ("digest", f"{key.digest_user}:{key.digest_password}")
+
+    def _key_added(self, key: StateKey) -> None:
+        """Log in as the topology's digest identity (kazoo repeats it on every new
+        connection), unless the auth file's user is the one every node admits."""
+        if self._credential is not None:
+            return
+        scheme, login = self._digest_login(key)
+        where = f"zookeeper://{self.hosts} (login as {key.digest_user})"
+        self._call_at(where, self._client.add_auth_async, scheme, login)
+
+    def _acl_of(self, path: str) -> list[ACL] | None:
+        """The ACL of the node at ``path`` (``<kind>/<name>``) when this manager creates it:
+        None (the client's default: the auth file user's, else open) unless this manager
+        holds the topology's key and no auth file is set: then all permissions for the
+        topology's digest identity and reading for anyone."""
+        if self._credential is not None:
+            return None
+        key = self._keys.get(path.partition("/")[2])
+        if key is None:
+            return None
+        owner = make_digest_acl(key.digest_user, key.digest_password, all=True)
+        return [owner, *READ_ACL_UNSAFE]
+
+    def _create(self, path: str, data: bytes, *, ephemeral: bool = False) -> None:
+        """Create the node at ``path`` with its ACL (`_acl_of`); its kind directory, when
+        missing, is made with the client's default ACL, never the node's (a directory with
+        one topology's ACL would shut the others out).
+
+        Raises:
+            NodeExistsError: for the caller to handle.
+            StateManagerError: as `_call`, or the directory vanished again and again.
+        """
+        client, znode = self._client, self._znode(path)
+        acl = self._acl_of(path)
+        for _ in range(_CREATE_ATTEMPTS):
+            try:
+                self._call(path, client.create_async, znode, data, acl=acl, ephemeral=ephemeral)
+                return
+            except NoNodeError:
+                self._call(path, client.ensure_path_async, znode.rpartition("/")[0])
+        raise StateManagerError(
+            f"{self._location(path)}: its directory was deleted each time it was made again "
+            f"({_CREATE_ATTEMPTS} times)"
+        )
 
     def _abandon(self, client: Any) -> None:
         """Drop the client of a :meth:`_start` that failed (so that another may be tried)."""
@@ -251,7 +320,7 @@ class ZooKeeperStateManager(StateManager):
             except NoNodeError:
                 pass
             try:
-                self._call(path, client.create_async, znode, data, makepath=True)
+                self._create(path, data)
                 return
             except NodeExistsError:
                 continue
@@ -405,7 +474,7 @@ class ZooKeeperStateManager(StateManager):
         client, znode = self._client, self._znode(path)
         while True:  # repeats only when a concurrent create, delete or expiry won a race
             try:
-                self._call(path, client.create_async, znode, data, ephemeral=True, makepath=True)
+                self._create(path, data, ephemeral=True)
                 return
             except NodeExistsError:
                 pass
@@ -502,15 +571,17 @@ class _KazooLog(logging.LoggerAdapter[logging.Logger]):
     socket connection error: Connection refused", "Cannot resolve ..."), a dozen while a
     server is down. Those go to DEBUG here, the last one kept as :attr:`last_problem` for
     the one error :meth:`ZooKeeperStateManager.start` raises. Once connected, kazoo's
-    messages pass unchanged but for the password, which kazoo's DEBUG line of each request
-    sent would show in the login (``Auth(... auth='user:password')``): it reads ``***``.
+    messages pass unchanged but for the passwords given to :meth:`hide` (the auth file's, the
+    topologies' digest passwords), which kazoo's DEBUG line of each request sent would show in
+    the login (``Auth(... auth='user:password')``): they read ``***``.
 
     >>> import io
     >>> out = io.StringIO()
     >>> handler = logging.StreamHandler(out)
     >>> kazoo_logger = logging.getLogger("kazoo.client")
     >>> kazoo_logger.addHandler(handler); kazoo_logger.setLevel(logging.DEBUG)
-    >>> log = _KazooLog("s3cret")
+    >>> log = _KazooLog()
+    >>> log.hide("s3cret")
     >>> log.debug("Sending request(xid=%s): %s", 1, "Auth(auth='heron:s3cret')")
     >>> log.warning("Connection dropped: %s", "refused")
     >>> out.getvalue().splitlines(), log.last_problem
@@ -521,11 +592,15 @@ class _KazooLog(logging.LoggerAdapter[logging.Logger]):
 
     _NOT_A_REASON = ("Failed connecting to Zookeeper", "Transition to CONNECTING")
 
-    def __init__(self, secret: str | None) -> None:
+    def __init__(self) -> None:
         super().__init__(logging.getLogger("kazoo.client"), {})
-        self._secret = secret
+        self._secrets: set[str] = set()
         self.connected_once = False
         self.last_problem = ""
+
+    def hide(self, secret: str) -> None:
+        """Show ``secret`` as ``***`` in every later message."""
+        self._secrets.add(secret)
 
     def log(self, level: int, msg: object, *args: Any, **kwargs: Any) -> None:
         reason = not self.connected_once and logging.WARNING <= level < logging.ERROR
@@ -536,8 +611,8 @@ class _KazooLog(logging.LoggerAdapter[logging.Logger]):
         text = str(msg)
         with contextlib.suppress(TypeError, ValueError):
             text = text % args if args else text
-        if self._secret:
-            text = text.replace(self._secret, "***")
+        for secret in list(self._secrets):
+            text = text.replace(secret, "***")
         if reason and not text.startswith(self._NOT_A_REASON):
             self.last_problem = text
         super().log(level, "%s", text, **kwargs)

@@ -28,8 +28,9 @@ from heron_core.proto import (
     tmanager_pb2,
     topology_pb2,
 )
+from heron_core.statemgr._seal import SealBroken, StateKey, unverified_payload
 
-__all__ = ["Kind", "StateManager", "WatchCallback", "WatchHandle"]
+__all__ = ["Kind", "StateAuthenticationError", "StateManager", "WatchCallback", "WatchHandle"]
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +40,12 @@ WatchCallback = Callable[[Any], None]
 """Receives the node's message (of the watched kind's type), or None when the node is absent."""
 
 _NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]*")
+
+
+class StateAuthenticationError(StateManagerError):
+    """A topology's node fails its authentication: it carries no MAC, or a MAC that does not
+    match under the topology's key; nothing of it was used. The message names the topology,
+    the node's kind and where it lives."""
 
 
 class Kind(StrEnum):
@@ -62,6 +69,11 @@ class Kind(StrEnum):
         """True when a node of this kind lives only as long as the session that set it."""
         return self in (Kind.TMANAGER_LOCATION, Kind.SCHEDULER_LOCATION)
 
+    @property
+    def what(self) -> str:
+        """What a node of this kind holds, for messages (``"logical plan"``)."""
+        return _WHAT[self]
+
 
 _MESSAGE_TYPES: dict[Kind, type[Message]] = {
     Kind.TOPOLOGY: topology_pb2.Topology,
@@ -71,6 +83,17 @@ _MESSAGE_TYPES: dict[Kind, type[Message]] = {
     Kind.TMANAGER_LOCATION: tmanager_pb2.TManagerLocation,
     Kind.SCHEDULER_LOCATION: scheduler_pb2.SchedulerLocation,
     Kind.STATEFUL_CHECKPOINTS: ckptmgr_pb2.StatefulConsistentCheckpoints,
+}
+
+
+_WHAT: dict[Kind, str] = {
+    Kind.TOPOLOGY: "logical plan",
+    Kind.PACKING_PLAN: "packing plan",
+    Kind.PHYSICAL_PLAN: "physical plan",
+    Kind.EXECUTION_STATE: "execution state",
+    Kind.TMANAGER_LOCATION: "tmanager location",
+    Kind.SCHEDULER_LOCATION: "scheduler location",
+    Kind.STATEFUL_CHECKPOINTS: "consistent checkpoints",
 }
 
 
@@ -120,6 +143,19 @@ class StateManager(ABC):
     meanwhile, so a daemon keeps its place without rebuilding its manager. A call that cannot
     reach the store raises :class:`StateManagerError`; the next call may succeed again.
 
+    **Authentication.** A manager given a topology's `StateKey` (:meth:`add_key`, or
+    ``create_state_manager(..., key=...)``) seals every node of that topology it writes (an
+    HMAC-SHA256 keyed from the topology's secret, stored in the node with the message, see
+    ``heron_core.statemgr._seal``) and reads that topology's nodes only when their MAC checks:
+    a node without a MAC, or with one that does not match, raises
+    :class:`StateAuthenticationError` naming the topology, the node's kind and where it lives,
+    and nothing of it is returned. Every daemon and CLI verb that unpickles anything of a
+    topology (config values, component specs, custom groupings) reads through a manager
+    holding its key. A manager without a topology's key writes its nodes unsealed and reads
+    them unchecked: that is for describing a topology (the tracker, ``heron list``) and
+    deleting it (``heron kill``), never for unpickling what it read. :meth:`read_unverified`
+    reads a node unchecked even with the key.
+
     Subclasses implement the primitives below; the shared contract is checked by
     ``heron_core.testing.statemgr_conformance``.
 
@@ -138,6 +174,7 @@ class StateManager(ABC):
         self._lock = threading.Lock()
         self._state = "new"
         self._watches: set[WatchHandle] = set()
+        self._keys: dict[str, StateKey] = {}
 
     # ----------------------------------------------------------------------------- lifecycle
 
@@ -164,6 +201,24 @@ class StateManager(ABC):
             handle.cancel()
         if was_started:
             self._close()
+
+    def add_key(self, key: StateKey) -> None:
+        """Hold topology ``key.topology``'s `StateKey` from now on: its nodes are written
+        sealed and read only when their MAC checks (see the class's docstring). Callable
+        before or after :meth:`start`; a second key for the same topology replaces the first.
+
+        Raises:
+            StateManagerError: the store refused what the key needs (a ZooKeeper login).
+        """
+        with self._lock:
+            self._keys[key.topology] = key
+            started = self._state == "started"
+        if started:
+            self._key_added(key)
+
+    def key_of(self, name: str) -> StateKey | None:
+        """The `StateKey` of topology ``name`` this manager holds, or None."""
+        return self._keys.get(name)
 
     def __enter__(self) -> Self:
         self.start()
@@ -290,6 +345,38 @@ class StateManager(ABC):
         """Delete ``statefulcheckpoints/<name>``."""
         self._remove(Kind.STATEFUL_CHECKPOINTS, name)
 
+    # ----------------------------------------------------------------------------- by kind
+
+    def read(self, kind: Kind | str, name: str) -> Message | None:
+        """The message of node ``kind``/``name``, as the ``get_*`` method of ``kind`` reads it
+        (checked when this manager holds the topology's key), or None when absent.
+
+        Raises:
+            StateManagerError: an unknown kind, an invalid name, a node that does not hold a
+                valid message, or the store is unreachable.
+            StateAuthenticationError: the node fails its authentication.
+        """
+        node_kind = _as_kind(kind)
+        return self._read(node_kind, name, node_kind.message_type)
+
+    def read_unverified(self, kind: Kind | str, name: str) -> Message | None:
+        """The message of node ``kind``/``name`` without checking its MAC, even when this
+        manager holds the topology's key (None when absent): for describing or deleting a
+        topology whose nodes may be tampered with (``heron kill``). Never unpickle anything
+        of it.
+
+        Raises:
+            StateManagerError: an unknown kind, an invalid name, a node that does not hold a
+                valid message, or the store is unreachable.
+        """
+        self._require_started()
+        node_kind = _as_kind(kind)
+        path = self._path(node_kind, name)
+        data = self._get(path)
+        if data is None:
+            return None
+        return self._parse(path, unverified_payload(data), node_kind.message_type)
+
     # ----------------------------------------------------------------------------- watches
 
     def watch(self, kind: Kind | str, name: str, callback: WatchCallback) -> WatchHandle:
@@ -300,7 +387,9 @@ class StateManager(ABC):
         time per watch, and must not block for long. The first call has returned when
         ``watch`` returns. Later calls follow every change, but a burst of changes may be
         delivered as its last value only. An exception from ``callback`` is logged and the
-        watch goes on. Closing the manager cancels its watches.
+        watch goes on. A later value that fails its authentication (a manager holding the
+        topology's key) is logged as an ERROR naming the node and not delivered. Closing the
+        manager cancels its watches.
 
         Args:
             kind: a :class:`Kind` or its directory name (``"pplans"``).
@@ -310,17 +399,24 @@ class StateManager(ABC):
         Raises:
             StateManagerError: an unknown kind, an invalid name, a node that does not hold a
                 valid message, or no first value within :attr:`call_timeout_s`.
+            StateAuthenticationError: the node fails its authentication now.
         """
         self._require_started()
         node_kind = _as_kind(kind)
         path = self._path(node_kind, name)
-        message_type = node_kind.message_type
-        self._decode(path, self._get(path), message_type)  # a corrupt node fails here, not later
+        # a corrupt or tampered node fails here, not later
+        self._decode(node_kind, name, path, self._get(path))
         first = threading.Event()
 
         def deliver(data: bytes | None) -> None:
             try:
-                callback(self._decode(path, data, message_type))
+                message = self._decode(node_kind, name, path, data)
+            except StateManagerError as exc:
+                logger.error("watch on %s: not delivered: %s", self._location(path), exc)
+                first.set()
+                return
+            try:
+                callback(message)
             except Exception:
                 logger.exception("watch on %s: callback %r failed", self._location(path), callback)
             finally:
@@ -384,6 +480,11 @@ class StateManager(ABC):
     def _location(self, path: str) -> str:
         """Where the node at ``path`` lives, for messages (a file path, a ZooKeeper URL)."""
 
+    def _key_added(self, key: StateKey) -> None:  # noqa: B027 (optional)
+        """Called by :meth:`add_key` on a started manager (and a backend's :meth:`_start`
+        reads :attr:`_keys` itself): a backend with access control admits the key's holder
+        here. The default does nothing."""
+
     # ----------------------------------------------------------------------------- helpers
 
     def _describe(self) -> str:
@@ -410,20 +511,56 @@ class StateManager(ABC):
                 f"{self._location(path)} holds a {kind.message_type.__name__}, "
                 f"got a {type(message).__name__}"
             )
-        self._put(path, message.SerializeToString(), kind.ephemeral)
+        data = message.SerializeToString()
+        key = self._keys.get(name)
+        if key is not None:
+            data = key.seal.seal(path.encode(), data)
+        self._put(path, data, kind.ephemeral)
 
     def _read(self, kind: Kind, name: str, message_type: type[M]) -> M | None:
         self._require_started()
         path = self._path(kind, name)
-        return self._decode(path, self._get(path), message_type)
+        message = self._decode(kind, name, path, self._get(path))
+        assert message is None or isinstance(message, message_type)
+        return message
 
     def _remove(self, kind: Kind, name: str) -> None:
         self._require_started()
         self._delete(self._path(kind, name))
 
-    def _decode(self, path: str, data: bytes | None, message_type: type[M]) -> M | None:
+    def _decode(self, kind: Kind, name: str, path: str, data: bytes | None) -> Message | None:
+        """The message of node ``path`` (``kind``/``name``) from its bytes ``data``: opened
+        with topology ``name``'s key when this manager holds it, else unchecked."""
         if data is None:
             return None
+        key = self._keys.get(name)
+        if key is None:
+            return self._parse(path, unverified_payload(data), kind.message_type)
+        try:
+            payload = key.seal.open(path.encode(), data)
+        except SealBroken as exc:
+            raise StateAuthenticationError(self._refused(kind, name, path, exc)) from None
+        return self._parse(path, payload, kind.message_type)
+
+    def _refused(self, kind: Kind, name: str, path: str, why: SealBroken) -> str:
+        """Why node ``path`` of topology ``name`` is refused, and what to do, for a message."""
+        kill = f"heron kill {self.cluster} {name}"
+        if why.unsealed:
+            advice = (
+                "it was submitted by a heron that did not authenticate state, or rewritten by "
+                f"someone without the topology's key pair: kill it ({kill}) and submit it again"
+            )
+        else:
+            advice = (
+                "someone without the topology's key pair wrote it: kill the topology "
+                f"({kill}) and check who can write to the state manager"
+            )
+        return (
+            f"topology {name!r}: its {kind.what} node ({kind.value}/) at {self._location(path)} "
+            f"fails authentication: {why}; nothing of it is used; {advice}"
+        )
+
+    def _parse(self, path: str, data: bytes, message_type: type[M]) -> M:
         message = message_type()
         try:
             message.ParseFromString(data)

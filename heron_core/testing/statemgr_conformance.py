@@ -25,6 +25,7 @@ from typing import Any
 from google.protobuf.message import Message
 
 from heron_core.errors import StateManagerError
+from heron_core.network import TopologyKeys
 from heron_core.proto import (
     ckptmgr_pb2,
     execution_state_pb2,
@@ -34,7 +35,13 @@ from heron_core.proto import (
     tmanager_pb2,
     topology_pb2,
 )
-from heron_core.statemgr import Kind, StateManager, create_state_manager
+from heron_core.statemgr import (
+    Kind,
+    StateAuthenticationError,
+    StateKey,
+    StateManager,
+    create_state_manager,
+)
 
 __all__ = [
     "CHECKS",
@@ -44,6 +51,7 @@ __all__ = [
     "check_ephemeral_ownership",
     "check_invalid_arguments",
     "check_list_topologies",
+    "check_sealed_nodes",
     "check_set_get_delete",
     "check_shared_store",
     "check_watch",
@@ -294,6 +302,72 @@ def check_invalid_arguments(config: Mapping[str, Any], cluster: str) -> None:
         assert sm.list_topologies() == [], "a refused set created a node"
 
 
+def _refused(what: str, action: Callable[..., object], *args: Any) -> str:
+    """The message of the `StateAuthenticationError` ``action(*args)`` raises."""
+    try:
+        action(*args)
+    except StateAuthenticationError as exc:
+        return str(exc)
+    raise AssertionError(f"{what}: expected StateAuthenticationError, nothing was raised")
+
+
+def check_sealed_nodes(config: Mapping[str, Any], cluster: str) -> None:
+    """For every kind: a manager holding topology "wc"'s `StateKey` writes sealed nodes that
+    another holder reads back and a manager without the key reads unchecked; a node written
+    without the key, or sealed with another topology's key, is refused by a holder (an error
+    naming the topology, the kind's directory and the node's location) and still read by
+    `read_unverified`; a holder's watch does not deliver a refused value, and delivers the
+    next sealed one."""
+    key = StateKey.of("wc", TopologyKeys(*_keypair()))
+    foreign = StateKey.of("wc", TopologyKeys(*_keypair()))
+    with (
+        create_state_manager(config, cluster, key=key) as holder,
+        create_state_manager(config, cluster) as reader,
+        create_state_manager(config, cluster) as keyless,
+        create_state_manager(config, cluster, key=foreign) as stranger,
+    ):
+        other = create_state_manager(config, cluster)
+        other.add_key(key)  # a key added after start() acts as one given at construction
+        with other:
+            for kind in Kind:
+                node = f"{kind.value}/wc"
+                put, get, delete = _accessors(holder, kind)
+                put("wc", sample_message(kind, "wc", 1))
+                for manager, who in ((other, "another holder"), (reader, "a keyless reader")):
+                    got = _accessors(manager, kind)[1]("wc")
+                    assert got == sample_message(kind, "wc", 1), f"{node}: {who} read {got}"
+                events: queue.Queue[Any] = queue.Queue()
+                handle = other.watch(kind, "wc", events.put)
+                assert events.get_nowait() == sample_message(kind, "wc", 1), node
+                for version, (writer, why) in enumerate(
+                    ((keyless, "no MAC"), (stranger, "does not match")), start=2
+                ):
+                    delete("wc")  # a stranger may delete a node (the parent's ACL), not change it
+                    _accessors(writer, kind)[0]("wc", sample_message(kind, "wc", version))
+                    message = _refused(f"{node} written by a manager with {why}", get, "wc")
+                    for part in ("'wc'", f"{kind.value}/", why):
+                        assert part in message, f"{node}: the refusal does not name {part!r}"
+                    unchecked = holder.read_unverified(kind, "wc")
+                    assert unchecked == sample_message(kind, "wc", version), node
+                    _accessors(writer, kind)[2]("wc")
+                    put("wc", sample_message(kind, "wc", 10 + version))
+                    _watch_reaches(events, sample_message(kind, "wc", 10 + version), node)
+                handle.cancel()
+                delete("wc")
+
+
+def _watch_reaches(events: queue.Queue[Any], wanted: Message, node: str) -> None:
+    """Read ``events`` until ``wanted``; absent (None) may come first, nothing else may."""
+    while (got := _next_event(events, f"{node} sealed again")) != wanted:
+        assert got is None, f"{node}: the watch delivered {got}, which fails authentication"
+
+
+def _keypair() -> tuple[bytes, bytes]:
+    import zmq
+
+    return zmq.curve_keypair()
+
+
 def check_ephemeral_owner_vanishes(config: Mapping[str, Any], cluster: str) -> None:
     """The tmanager location set by another process reads as absent once that process is
     killed (after the store notices: ZooKeeper waits out the session timeout), a watch sees
@@ -344,6 +418,7 @@ def check_ephemeral_owner_vanishes(config: Mapping[str, Any], cluster: str) -> N
 
 CHECKS: tuple[Check, ...] = (
     check_set_get_delete,
+    check_sealed_nodes,
     check_shared_store,
     check_list_topologies,
     check_watch,

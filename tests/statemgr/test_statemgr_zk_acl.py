@@ -1,8 +1,9 @@
-"""ZooKeeper access control (``heron.statemgr.zookeeper.auth.file``) against the real server:
+"""ZooKeeper access control against the real server. With ``heron.statemgr.zookeeper.auth.file``:
 every node a manager with the key creates carries one ACL entry for its digest user, so that
 clients without that user's password can neither change nor delete them; the conformance
 suite with the key set; the errors of a bad credential file, a wrong password, a missing key
-and a root others may write under."""
+and a root others may write under. Without it: a topology's nodes written by a holder of the
+topology's key pair admit its derived digest identity to write and anyone to read."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import zmq
 from kazoo.client import KazooClient
 from kazoo.exceptions import NoAuthError, NotEmptyError
-from kazoo.security import OPEN_ACL_UNSAFE
+from kazoo.security import OPEN_ACL_UNSAFE, READ_ACL_UNSAFE, make_digest_acl
 from statemgr_auth_support import PASSWORD, write_credential  # type: ignore[import-not-found]
 
 from heron_core.errors import ConfigurationError, StateManagerError
+from heron_core.network import TopologyKeys
 from heron_core.proto import scheduler_pb2
-from heron_core.statemgr import Kind, create_state_manager
+from heron_core.statemgr import Kind, StateKey, create_state_manager
 from heron_core.statemgr._zk_auth import AUTH_FILE_KEY, load_credential
 from heron_core.testing.statemgr_conformance import CHECKS, DEADLINE_S, sample_message
 from heron_core.testing.zookeeper import ZooKeeperServer
@@ -282,3 +285,85 @@ def test_kazoo_never_logs_the_password_even_at_its_lowest_level(
         sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
     assert "auth='heron:***'" in caplog.text
     assert PASSWORD not in caplog.text
+
+
+def _state_key(name: str) -> StateKey:
+    return StateKey.of(name, TopologyKeys(*zmq.curve_keypair()))
+
+
+@pytest.mark.zookeeper
+def test_without_the_auth_file_a_topologys_nodes_admit_only_holders_of_its_key(
+    zk_config: dict[str, Any], zookeeper_server: ZooKeeperServer
+) -> None:
+    """Every kind of node a holder of topology "wc"'s key writes carries its digest identity
+    (all permissions) and world READ: an anonymous client reads it (the tracker) but cannot
+    change it; a client logged in as the derived identity can (the control). Deleting stays
+    possible (ZooKeeper checks it against the kind directory, which stays open so that other
+    topologies can be created and killed): that denies service, and a node re-created so
+    carries no valid MAC. A key added after start logs in too."""
+    key = _state_key("wc")
+    root = zk_config["heron.statemgr.root.path"]
+    anonymous = _client(zookeeper_server, None)
+    holder = _client(zookeeper_server, f"{key.digest_user}:{key.digest_password}")
+    try:
+        with create_state_manager(zk_config, "test") as sm:
+            sm.add_key(key)
+            for kind in Kind:
+                node = f"{root}/{kind.value}/wc"
+                put = getattr(sm, f"set_{_SETTER[kind]}")
+                put("wc", sample_message(kind, "wc", 1))
+                owner = make_digest_acl(key.digest_user, key.digest_password, all=True)
+                assert holder.get_acls(node)[0] == [owner, *READ_ACL_UNSAFE], node
+                assert anonymous.get(node)[0], f"{node}: not readable by anyone"
+                with pytest.raises(NoAuthError):
+                    anonymous.set(node, b"tampered")
+                holder.set(node, anonymous.get(node)[0])  # the key's holder may
+                assert sm.read(kind, "wc") == sample_message(kind, "wc", 1), node
+                assert anonymous.get_acls(f"{root}/{kind.value}")[0] == OPEN_ACL_UNSAFE
+                anonymous.delete(node)
+                assert sm.read(kind, "wc") is None, f"{node}: still there after a delete"
+            with create_state_manager(zk_config, "test", key=_state_key("other")) as another:
+                another.set_topology("other", sample_message(Kind.TOPOLOGY, "other", 1))
+                assert another.get_topology("other") == sample_message(Kind.TOPOLOGY, "other", 1)
+    finally:
+        for client in (anonymous, holder):
+            client.stop()
+            client.close()
+
+
+_SETTER = {
+    Kind.TOPOLOGY: "topology",
+    Kind.PACKING_PLAN: "packing_plan",
+    Kind.PHYSICAL_PLAN: "physical_plan",
+    Kind.EXECUTION_STATE: "execution_state",
+    Kind.TMANAGER_LOCATION: "tmanager_location",
+    Kind.SCHEDULER_LOCATION: "scheduler_location",
+    Kind.STATEFUL_CHECKPOINTS: "stateful_checkpoints",
+}
+
+
+@pytest.mark.zookeeper
+def test_with_the_auth_file_a_topologys_nodes_keep_only_the_configured_user(
+    auth_config: dict[str, Any], strangers: dict[str, KazooClient]
+) -> None:
+    """A holder of the topology's key under the auth file gives its nodes the file user's
+    ACL alone (no world READ, no topology identity): the stronger protection stays."""
+    credential = load_credential(auth_config)
+    assert credential is not None
+    with create_state_manager(auth_config, "test", key=_state_key("wc")) as sm:
+        sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
+    node = f"{auth_config['heron.statemgr.root.path']}/topologies/wc"
+    with pytest.raises(NoAuthError):
+        strangers["anonymous"].get(node)
+
+
+@pytest.mark.zookeeper
+def test_kazoo_never_logs_a_topologys_digest_password(
+    zk_config: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    key = _state_key("wc")
+    with caplog.at_level(1), create_state_manager(zk_config, "test", key=key) as sm:
+        sm.set_topology("wc", sample_message(Kind.TOPOLOGY, "wc", 1))
+        sm.add_key(_state_key("wc"))  # a login after start, logged by kazoo at DEBUG too
+    assert f"auth='{key.digest_user}:***'" in caplog.text
+    assert key.digest_password not in caplog.text
