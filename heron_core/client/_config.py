@@ -13,13 +13,14 @@ from heron_core.config import build_config, load_cluster_config, parse_override,
 from heron_core.errors import SchedulerError
 from heron_core.metricsmgr.sinks import check_sinks
 from heron_core.proto import topology_pb2
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import Kind, StateKey, StateManager, create_state_manager
 
 __all__ = [
     "HERON_HOME_ENV",
     "Progress",
     "client_config",
     "cluster_state",
+    "hold_key",
     "quiet",
     "stored_topology",
     "topology_dir",
@@ -104,6 +105,23 @@ def stored_topology(state: StateManager, cluster: str, name: str) -> topology_pb
     return topology
 
 
+def hold_key(state: StateManager, config: Mapping[str, Any], cluster: str, name: str) -> StateKey:
+    """Give ``state`` the `StateKey` of topology ``name`` (unless it holds it already), made
+    from the key pair in the topology's working directory on this host (`working_dir`: the
+    heron home's, never one a state node names): from then on ``state`` writes its nodes
+    sealed and reads them only when their MAC checks.
+
+    Raises:
+        ConfigurationError: there is no readable key pair there (the topology was submitted
+            from another machine or heron home), naming the topology and the directory.
+    """
+    key = state.key_of(name)
+    if key is None:
+        key = StateKey.load(name, working_dir(config, cluster, name))
+        state.add_key(key)
+    return key
+
+
 @contextlib.contextmanager
 def cluster_state(
     cluster: str,
@@ -111,23 +129,34 @@ def cluster_state(
     *,
     heron_home: str | os.PathLike[str] | None = None,
     overrides: Sequence[str] = (),
+    topology: str | None = None,
 ) -> Iterator[tuple[dict[str, Any], StateManager]]:
     """A verb's opening: ``cluster``'s resolved config (`client_config`) and its started
     state manager, closed when the block ends.
 
+    With ``topology``, a verb that reads what only the topology's key may vouch for: when
+    the topology is stored, the manager holds its key (`hold_key`), so its nodes are read
+    only when their MAC checks (a node that fails raises `StateAuthenticationError`).
+    Without it, the manager holds no key: its reads are unchecked, for describing or
+    deleting topologies, never for unpickling anything of them.
+
     Raises:
-        ConfigurationError, StateManagerError: the cluster's config or state is unusable.
+        ConfigurationError, StateManagerError: the cluster's config or state is unusable,
+            or ``topology`` is stored but its key pair is not on this host.
     """
     config = client_config(
         cluster, config_path=config_path, heron_home=heron_home, overrides=overrides
     )
     with create_state_manager(config, cluster) as state:
+        if topology is not None and state.read_unverified(Kind.TOPOLOGY, topology) is not None:
+            hold_key(state, config, cluster, topology)
         yield config, state
 
 
 def topology_dir(state: StateManager, config: Mapping[str, Any], cluster: str, name: str) -> Path:
     """W of topology ``name``: the working directory its execution state names (the one made
-    at submit), else where ``config`` puts it (`working_dir`)."""
+    at submit; checked when ``state`` holds the topology's key), else where ``config`` puts
+    it (`working_dir`)."""
     execution = state.get_execution_state(name)
     if execution is not None and execution.working_directory:
         return Path(execution.working_directory)

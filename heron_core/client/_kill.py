@@ -1,4 +1,11 @@
-"""``heron kill``: stop every process of a topology, then delete its state and files."""
+"""``heron kill``: stop every process of a topology, then delete its state and files.
+
+Killing never unpickles anything and works on a topology whose nodes were tampered with: it
+reads its nodes' MACs with the topology's key when this host holds the key pair, uses only
+what passes (the working directory, the stop timeout, the state store of the checkpoints
+to delete) and, for what does not, falls back on this host's own config and the id of the
+topology (which only picks the processes to stop among those carrying ``--topology-id``).
+"""
 
 from __future__ import annotations
 
@@ -13,19 +20,23 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from google.protobuf.message import Message
 
 from heron_core.ckptmgr import create_state_store
 from heron_core.client import _launched as launched
 from heron_core.client._config import (
     Progress,
     cluster_state,
+    hold_key,
     quiet,
     stored_topology,
-    topology_dir,
+    working_dir,
 )
-from heron_core.config import config_from_proto
+from heron_core.config.codec import json_config_from_proto
+from heron_core.errors import ConfigurationError
 from heron_core.executor import executor_grace_secs, ipc_dirs
-from heron_core.statemgr import StateManager
+from heron_core.proto import execution_state_pb2, scheduler_pb2, topology_pb2
+from heron_core.statemgr import Kind, StateAuthenticationError, StateManager
 
 __all__ = [
     "dispose_checkpoints",
@@ -112,13 +123,32 @@ def stop_topology_processes(
 
 def dispose_checkpoints(state: StateManager, name: str) -> None:
     """Delete every checkpoint of topology ``name`` from its state store, if it runs
-    ``EFFECTIVELY_ONCE`` (best effort: a store that fails is logged, the kill goes on)."""
-    topology = state.get_topology(name)
-    packing = state.get_packing_plan(name)
+    ``EFFECTIVELY_ONCE`` (best effort: a store that fails is logged, the kill goes on).
+
+    The store is the one the topology's config names, so its plans are used only when
+    ``state`` holds the topology's key and they pass their MAC check (else a tampered config
+    could point the deletion anywhere): otherwise a warning says the checkpoints are left.
+    Only the config's JSON values are read; nothing is unpickled.
+    """
+    if state.key_of(name) is None:
+        unchecked = state.read_unverified(Kind.TOPOLOGY, name)
+        if isinstance(unchecked, topology_pb2.Topology) and _effectively_once(unchecked):
+            log.warning(
+                "topology %r: its checkpoints were not deleted: without its key pair its "
+                "config (which names the state store) cannot be trusted",
+                name,
+            )
+        return
+    try:
+        topology = state.get_topology(name)
+        packing = state.get_packing_plan(name)
+    except StateAuthenticationError as exc:
+        log.warning("topology %r: its checkpoints were not deleted: %s", name, exc)
+        return
     if topology is None or packing is None:
         return
-    config = config_from_proto(topology.topology_config)
-    if config.get("topology.reliability.mode") != "EFFECTIVELY_ONCE":
+    config = json_config_from_proto(topology.topology_config)
+    if not _effectively_once(topology):
         return
     tasks = [i.task_id for c in packing.containers for i in c.instances]
     try:
@@ -129,6 +159,11 @@ def dispose_checkpoints(state: StateManager, name: str) -> None:
             store.close()
     except Exception as exc:  # the kill must go on; the files are the user's to remove
         log.warning("topology %r: its checkpoints were not deleted: %s", name, exc)
+
+
+def _effectively_once(topology: topology_pb2.Topology) -> bool:
+    config = json_config_from_proto(topology.topology_config)
+    return bool(config.get("topology.reliability.mode") == "EFFECTIVELY_ONCE")
 
 
 def uninstall(state: StateManager, name: str, root: Path, *, keep_dir: bool = False) -> None:
@@ -151,6 +186,18 @@ def uninstall(state: StateManager, name: str, root: Path, *, keep_dir: bool = Fa
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _authentic(state: StateManager, kind: Kind, name: str, progress: Progress) -> Message | None:
+    """Node ``kind`` of topology ``name`` when ``state`` holds the topology's key and the
+    node passes its MAC check; else None (a failure is reported through ``progress``)."""
+    if state.key_of(name) is None:
+        return None
+    try:
+        return state.read(kind, name)
+    except StateAuthenticationError as exc:
+        progress(f"warning: {exc}")
+        return None
+
+
 def kill(
     cluster: str,
     name: str,
@@ -164,7 +211,9 @@ def kill(
     stops its containers, wherever they run), delete its state in Heron's kill order
     (tmanager location, packing plan, physical plan, scheduler location, execution state,
     stateful checkpoints, topology), delete the checkpoints of an EFFECTIVELY_ONCE topology
-    from its state store, and remove its working directory.
+    from its state store, and remove its working directory. Nothing is unpickled, and a
+    topology whose nodes fail authentication is killed too (see the module's docstring;
+    each such node is reported through ``progress`` as a warning).
 
     ``overrides`` are ``key=value`` config overrides, e.g. the state manager's
     ``heron.statemgr.connection.string``.
@@ -185,14 +234,28 @@ topologies there: none
         config,
         state,
     ):
-        topology = stored_topology(state, cluster, name)
-        root = topology_dir(state, config, cluster, name)
-        location = state.get_scheduler_location(name)
+        unchecked = stored_topology(state, cluster, name)  # read before the key is held
+        try:
+            hold_key(state, config, cluster, name)
+        except ConfigurationError as exc:
+            progress(f"warning: {exc}; its nodes cannot be authenticated")
+        topology = _authentic(state, Kind.TOPOLOGY, name, progress)
+        execution = _authentic(state, Kind.EXECUTION_STATE, name, progress)
+        location = state.read_unverified(Kind.SCHEDULER_LOCATION, name)
+        assert topology is None or isinstance(topology, topology_pb2.Topology)
+        assert execution is None or isinstance(execution, execution_state_pb2.ExecutionState)
+        assert location is None or isinstance(location, scheduler_pb2.SchedulerLocation)
+        if topology is not None:
+            topology_id = topology.id
+            timeout = stop_timeout_secs(json_config_from_proto(topology.topology_config))
+        else:  # the id only picks which processes carrying --topology-id to stop
+            topology_id = execution.topology_id if execution is not None else unchecked.id
+            timeout = stop_timeout_secs(config)
+        root = working_dir(config, cluster, name)
+        if execution is not None and execution.working_directory:
+            root = Path(execution.working_directory)
         stop_topology_processes(
-            topology.id,
-            location.pid if location else None,
-            stop_timeout_secs(config_from_proto(topology.topology_config)),
-            progress,
+            topology_id, location.pid if location is not None else None, timeout, progress
         )
         if location is not None:
             launched.reap(location.pid)

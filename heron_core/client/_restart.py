@@ -86,7 +86,9 @@ def restart(
     ...
     heron_core.errors.SchedulerError: no topology 'wc' on cluster 'local'; topologies there: none
     """
-    with cluster_state(cluster, config_path, heron_home=heron_home, overrides=overrides) as (
+    with cluster_state(
+        cluster, config_path, heron_home=heron_home, overrides=overrides, topology=name
+    ) as (
         config,
         state,
     ):

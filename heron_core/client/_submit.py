@@ -28,7 +28,7 @@ from heron_core.packing import create_packing
 from heron_core.proto import execution_state_pb2, packing_plan_pb2, topology_pb2
 from heron_core.scheduler import TopologyRuntime, create_scheduler
 from heron_core.scheduler.service import parse_report, service_argv
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateKey, StateManager, create_state_manager
 
 __all__ = ["Deployment", "SubmitResult", "install", "prepare", "submit"]
 
@@ -181,8 +181,9 @@ def _ignore(skip: Sequence[Path]) -> Callable[[str, list[str]], set[str]]:
 def install(state: StateManager, deployment: Deployment, progress: Progress = quiet) -> None:
     """Create W (``code/`` copied from the code root, see `code_dir`; ``logs/``; the
     topology's fresh CURVE key pair in ``keys/``, owner-only, see `TopologyKeys`) and store the
-    topology, its packing plan and its execution state, in that order. On failure, whatever
-    was stored is deleted in reverse order and W is removed.
+    topology, its packing plan and its execution state, in that order, sealed with the new
+    pair's `StateKey` (which ``state`` holds from then on). On failure, whatever was stored is
+    deleted in reverse order and W is removed.
 
     Raises:
         SchedulerError: a topology of that name already exists on the cluster.
@@ -204,7 +205,7 @@ def install(state: StateManager, deployment: Deployment, progress: Progress = qu
         shutil.copytree(deployment.code_root, code, ignore=_ignore([home, root]))
     code.mkdir(parents=True, exist_ok=True)
     (root / "logs").mkdir(parents=True, exist_ok=True)
-    TopologyKeys.create(root / KEYS_DIR)
+    state.add_key(StateKey.of(name, TopologyKeys.create(root / KEYS_DIR)))
     execution = execution_state_pb2.ExecutionState(
         topology_name=name,
         topology_id=topology.id,

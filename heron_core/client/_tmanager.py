@@ -9,7 +9,7 @@ from pathlib import Path
 import zmq
 from google.protobuf.message import Message
 
-from heron_core.config import config_from_proto
+from heron_core.config.codec import json_config_from_proto
 from heron_core.errors import ConfigurationError
 from heron_core.network import ProtocolError, Transport, decode, encode
 from heron_core.proto import physical_plan_pb2
@@ -25,8 +25,10 @@ class _TopologyClient:
 
     Every TCP port of the daemons is a CURVE server (see `Transport`): the client presents
     the topology's key pair, read from ``keys/`` in the working directory the execution state
-    names (the one made at submit on this host), unless the topology turned CURVE off. Not
-    thread-safe: one client per thread, or a lock.
+    names (the one made at submit on this host), unless the topology turned CURVE off. It
+    reads only the JSON values of the topology's config (never unpickles), so it serves a
+    state manager without the topology's key too (the tracker's). Not thread-safe: one
+    client per thread, or a lock.
 
     Args:
         state: a started state manager.
@@ -52,7 +54,7 @@ class _TopologyClient:
                 raise ConfigurationError(f"topology {self._name!r} is not in the state manager")
             self._transport = Transport.for_topology(
                 self._context,
-                config_from_proto(topology.topology_config),
+                json_config_from_proto(topology.topology_config),
                 Path(execution.working_directory),
                 f"{self._who} of topology {self._name!r}",
             )

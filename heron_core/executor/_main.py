@@ -25,7 +25,7 @@ from heron_core.executor._status import StatusFile, status_path
 from heron_core.executor._supervisor import Supervisor, stop_grace_secs
 from heron_core.network import free_port
 from heron_core.proto import packing_plan_pb2, topology_pb2
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateKey, StateManager, create_state_manager
 
 __all__ = ["main", "read_plans"]
 
@@ -90,7 +90,8 @@ def _parse_prefix(text: str) -> tuple[str, ...]:
 def _run(args: argparse.Namespace, stop: StopSignals) -> int:
     state_config = parse_state_config(args.state_config)
     prefix = _parse_prefix(args.command_prefix)
-    with create_state_manager(state_config, args.cluster) as state:
+    key = StateKey.load(args.topology_name, args.working_dir)
+    with create_state_manager(state_config, args.cluster, key=key) as state:
         topology, plan = read_plans(state, args.topology_name, args.topology_id)
     config = config_from_proto(topology.topology_config)
     policy = RestartPolicy.from_config(config)

@@ -19,7 +19,7 @@ from heron_core._daemon_flags import (
 from heron_core._logging import configure_daemon_logging, enable_stack_dumps
 from heron_core.errors import HeronError
 from heron_core.metricsmgr._manager import MetricsManager, MetricsManagerArgs
-from heron_core.statemgr import create_state_manager
+from heron_core.statemgr import StateKey, create_state_manager
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -46,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     configure_daemon_logging(args.topology_name, "metricsmgr", args.name)
     enable_stack_dumps()
     try:
-        state = create_state_manager(state_config, ns.cluster)
+        key = StateKey.load(args.topology_name, args.working_dir)
+        state = create_state_manager(state_config, ns.cluster, key=key)
         state.start()
     except HeronError as exc:
         print(f"{args.name}: cannot reach the state manager: {exc}", file=sys.stderr)

@@ -46,7 +46,7 @@ from heron_core.scheduler._requests import (
     write_answer,
 )
 from heron_core.scheduler._update import apply_update
-from heron_core.statemgr import StateManager, create_state_manager
+from heron_core.statemgr import StateKey, StateManager, create_state_manager
 
 __all__ = ["MODULE", "ServiceReport", "main", "parse_report", "service_argv"]
 
@@ -247,7 +247,11 @@ def _serve(args: argparse.Namespace, reporter: _Reporter) -> int:
     runtime = TopologyRuntime(name, args.topology_id, args.cluster, args.working_dir.resolve())
     with (
         StopSignals(also_wake=(signal.SIGHUP,)) as stop,
-        create_state_manager(parse_state_config(args.state_config), args.cluster) as state,
+        create_state_manager(
+            parse_state_config(args.state_config),
+            args.cluster,
+            key=StateKey.load(name, runtime.working_dir),
+        ) as state,
     ):
         topology, plan = read_plans(state, name, args.topology_id)
         config = config_from_proto(topology.topology_config)

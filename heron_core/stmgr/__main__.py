@@ -13,7 +13,7 @@ from heron_core._daemon_flags import (
     state_config_of,
 )
 from heron_core._logging import configure_daemon_logging
-from heron_core.statemgr import create_state_manager
+from heron_core.statemgr import StateKey, create_state_manager
 from heron_core.stmgr._manager import StMgrArgs, StreamManager
 
 
@@ -38,7 +38,9 @@ def main(argv: list[str] | None = None) -> int:
         shell_port=ns.shell_port,
     )
     configure_daemon_logging(args.topology_name, "stmgr", args.stmgr_id)
-    state = create_state_manager(state_config, ns.cluster)
+    state = create_state_manager(
+        state_config, ns.cluster, key=StateKey.load(args.topology_name, args.working_dir)
+    )
     state.start()
     try:
         return StreamManager(args, state).run()

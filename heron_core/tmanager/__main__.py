@@ -15,7 +15,7 @@ from types import FrameType
 from heron_core._daemon_flags import add_host_flag, add_topology_flags, state_config_of
 from heron_core._logging import configure_daemon_logging
 from heron_core.errors import HeronError
-from heron_core.statemgr import create_state_manager
+from heron_core.statemgr import StateKey, create_state_manager
 from heron_core.tmanager._daemon import TManager
 
 logger = logging.getLogger(__name__)
@@ -33,7 +33,8 @@ def main(argv: list[str] | None = None) -> int:
 
     configure_daemon_logging(args.topology_name, "tmanager", args.container)
     try:
-        state = create_state_manager(state_config, args.cluster)
+        key = StateKey.load(args.topology_name, args.working_dir)
+        state = create_state_manager(state_config, args.cluster, key=key)
     except HeronError as exc:
         logger.error("cannot build the state manager: %s", exc)
         return 1

@@ -18,8 +18,9 @@ import pytest
 
 from heron_core.config import build_config, config_to_proto
 from heron_core.executor import ipc_dirs, state_config_json
+from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.proto import packing_plan_pb2, topology_pb2
-from heron_core.statemgr import create_state_manager
+from heron_core.statemgr import StateKey, create_state_manager
 
 FAKE_DAEMON = Path(__file__).with_name("fake_daemon.py")
 TOPOLOGY = "fake"
@@ -121,9 +122,10 @@ class FakeContainer:
         return file.read_text(errors="replace") if file.exists() else ""
 
 
-def write_topology(state_config: dict[str, Any], **config: Any) -> None:
-    """Store a topology with two containers (word x2 + count, then word) and ``config``."""
-    resolved = build_config(state_config, None, config)
+def write_topology(container: FakeContainer, **config: Any) -> None:
+    """Store a topology with two containers (word x2 + count, then word) and ``config``,
+    sealed with the key pair in the container's working directory (as a submit does)."""
+    resolved = build_config(container.state_config, None, config)
 
     def inst(component: str, task: int, index: int) -> packing_plan_pb2.InstancePlan:
         return packing_plan_pb2.InstancePlan(
@@ -142,7 +144,8 @@ def write_topology(state_config: dict[str, Any], **config: Any) -> None:
     topology = topology_pb2.Topology(
         id=TOPOLOGY_ID, name=TOPOLOGY, topology_config=config_to_proto(resolved)
     )
-    with create_state_manager(resolved, "local") as state:
+    key = StateKey.load(TOPOLOGY, container.root)
+    with create_state_manager(resolved, "local", key=key) as state:
         state.set_topology(TOPOLOGY, topology)
         state.set_packing_plan(TOPOLOGY, plan)
 
@@ -179,6 +182,7 @@ def fake_container_fixture(
     }
     root = tmp_path / "w"
     (root / "logs").mkdir(parents=True)
+    TopologyKeys.create(root / KEYS_DIR)
     container = FakeContainer(root, state_config)
     try:
         yield container

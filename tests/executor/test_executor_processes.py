@@ -27,7 +27,7 @@ TASKS_1 = ("container_1_word_1", "container_1_count_3")
 
 
 def test_runs_the_container_and_stops_everything_on_sigterm(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     executor = fake_container.executor(1)
     names = ("stmgr-1", *TASKS_1)
     wait_until(lambda: all(fake_container.starts(n) for n in names), "container 1's processes")
@@ -50,7 +50,7 @@ def test_runs_the_container_and_stops_everything_on_sigterm(fake_container: Fake
 
 
 def test_container_zero_runs_the_tmanager(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     executor = fake_container.executor(0)
     wait_until(lambda: fake_container.starts("tmanager"), "the tmanager")
     executor.send_signal(signal.SIGINT)
@@ -59,7 +59,7 @@ def test_container_zero_runs_the_tmanager(fake_container: FakeContainer) -> None
 
 
 def test_a_crashed_instance_is_restarted(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     fake_container.behave(container_1_count_3="crash_once")
     fake_container.executor(1)
     wait_until(lambda: len(fake_container.starts("container_1_count_3")) == 2, "a restart")
@@ -76,7 +76,7 @@ def test_a_crashed_instance_is_restarted(fake_container: FakeContainer) -> None:
 
 
 def test_instances_restart_with_their_stmgr(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     fake_container.executor(1)
     names = ("stmgr-1", *TASKS_1)
     wait_until(lambda: all(fake_container.starts(n) for n in names), "container 1's processes")
@@ -92,7 +92,7 @@ def test_instances_restart_with_their_stmgr(fake_container: FakeContainer) -> No
 
 
 def test_gives_up_after_max_attempts_and_leaves_nothing(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **GIVE_UP_AFTER_TWO)
+    write_topology(fake_container, **GIVE_UP_AFTER_TWO)
     fake_container.behave(container_1_count_3="crash")
     executor = fake_container.executor(1)
     assert executor.wait(timeout=120) == 1
@@ -103,7 +103,7 @@ def test_gives_up_after_max_attempts_and_leaves_nothing(fake_container: FakeCont
 
 
 def test_children_die_with_a_killed_executor(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     executor = fake_container.executor(2)
     wait_until(lambda: fake_container.starts("container_2_word_2"), "container 2's processes")
     executor.kill()
@@ -118,7 +118,7 @@ def test_children_die_with_a_killed_executor(fake_container: FakeContainer) -> N
 
 
 def test_unknown_container_fails_with_a_clear_log_line(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     assert fake_container.executor(7).wait(timeout=60) == 1
     assert "container 7 is not in packing plan 'fake-plan'" in fake_container.log("executor-7")
 
@@ -145,7 +145,7 @@ def test_a_process_ignoring_sigterm_is_killed_after_the_topologys_grace(
 ) -> None:
     # heron.executor.stop.grace.secs is the executor's wait between SIGTERM and SIGKILL (the
     # default, 10 s, would not appear in the warning)
-    write_topology(fake_container.state_config, **FAST, **{"heron.executor.stop.grace.secs": 0.5})
+    write_topology(fake_container, **FAST, **{"heron.executor.stop.grace.secs": 0.5})
     fake_container.behave(tmanager="ignore_term")
     executor = fake_container.executor(0)
     wait_until(lambda: fake_container.starts("tmanager"), "the tmanager")

@@ -53,7 +53,7 @@ def test_an_unreadable_status_file_reads_as_empty(tmp_path: Path, text: str) -> 
 
 @pytest.mark.processes
 def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **GIVE_UP_AFTER_TWO)
+    write_topology(fake_container, **GIVE_UP_AFTER_TWO)
     fake_container.behave(container_1_count_3="crash")
     executor = fake_container.executor(1)
     assert executor.wait(timeout=120) == 1
@@ -71,7 +71,7 @@ def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContaine
 
 @pytest.mark.processes
 def test_a_restarted_instance_is_counted(fake_container: FakeContainer) -> None:
-    write_topology(fake_container.state_config, **FAST)
+    write_topology(fake_container, **FAST)
     fake_container.behave(container_1_count_3="crash_once")
     fake_container.executor(1)
     path = status_path(fake_container.root, 1)

@@ -36,7 +36,7 @@ from heron_core.proto import (
     stmgr_pb2,
     topology_pb2,
 )
-from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.statemgr import LocalFileSystemStateManager, StateKey
 from heron_core.testing.processes import wait_until
 from heron_core.testing.topologies import word_count_proto
 
@@ -193,6 +193,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
     process is killed by pid afterwards and its log printed."""
     TopologyKeys.create(tmp_path / KEYS_DIR)
     with LocalFileSystemStateManager({"heron.statemgr.root.path": str(tmp_path)}, "local") as sm:
+        sm.add_key(StateKey.load("wc", tmp_path))
         sm.set_topology("wc", topology())
         sm.set_packing_plan("wc", packing())
     endpoints = Path(tempfile.mkdtemp(prefix="hs-"))  # ipc paths must stay short

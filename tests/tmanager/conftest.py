@@ -21,7 +21,7 @@ from heron_core.proto import (
     tmanager_pb2,
     topology_pb2,
 )
-from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.statemgr import LocalFileSystemStateManager, StateKey
 from heron_core.testing.topologies import word_count_proto
 
 
@@ -156,9 +156,12 @@ def stmgr(dealer: Callable[[int], zmq.Socket[bytes]]) -> Callable[[int, str], Fa
 
 
 @pytest.fixture
-def state(tmp_path: Path) -> Iterator[LocalFileSystemStateManager]:
-    """A started, empty localfs state manager rooted in ``tmp_path`` (cluster "local")."""
-    with LocalFileSystemStateManager({"heron.statemgr.root.path": str(tmp_path)}, "local") as sm:
+def state(working_dir: Path) -> Iterator[LocalFileSystemStateManager]:
+    """A started, empty localfs state manager rooted in ``working_dir`` (cluster "local"),
+    holding topology "wc"'s key (its nodes are sealed, as a submit writes them)."""
+    config = {"heron.statemgr.root.path": str(working_dir)}
+    with LocalFileSystemStateManager(config, "local") as sm:
+        sm.add_key(StateKey.load("wc", working_dir))
         yield sm
 
 

@@ -16,7 +16,7 @@ from heron_core.config import config_to_proto
 from heron_core.metricsmgr import SUM
 from heron_core.network import encode
 from heron_core.proto import common_pb2, metrics_pb2, packing_plan_pb2, tmanager_pb2, topology_pb2
-from heron_core.statemgr import LocalFileSystemStateManager
+from heron_core.statemgr import LocalFileSystemStateManager, StateKey
 from heron_core.tmanager import TManager
 
 
@@ -142,6 +142,7 @@ def test_stale_location_blocks_until_it_goes_away(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     holder = LocalFileSystemStateManager({"heron.statemgr.root.path": str(tmp_path)}, "local")
+    holder.add_key(StateKey.load("wc", working_dir))
     with holder:  # a live owner whose advertised ports answer nothing
         stale = tmanager_pb2.TManagerLocation(
             topology_name="wc", topology_id="wc-1", host="127.0.0.1", server_port=1, stats_port=1
