@@ -2,8 +2,10 @@
 
 Each container's stream manager runs a `CheckpointManager`: a thread that saves the states
 its instances send at each checkpoint through the topology's `StateStore` and loads them back
-at a rollback, so that no store call ever holds up routing. The store is a plug-in named by
-``heron.statefulstorage.classname``: ``localfs`` built in, or a ``package.module:Class``.
+at a rollback, so that no store call ever holds up routing; what it saves is sealed with a key
+derived from the topology's secret, and a state whose seal does not check is never restored.
+The store is a plug-in named by ``heron.statefulstorage.classname``: ``localfs`` built in, or
+a ``package.module:Class``.
 """
 
 from __future__ import annotations
@@ -11,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from heron_core.ckptmgr._manager import CheckpointManager, Saved
+from heron_core.ckptmgr._manager import (
+    CHECKPOINT_LABEL,
+    CheckpointAuthenticationError,
+    CheckpointManager,
+    Saved,
+    checkpoint_context,
+    checkpoint_seal,
+)
 from heron_core.ckptmgr.base import StateStore
 from heron_core.config import setting
 from heron_core.errors import ConfigurationError
@@ -19,10 +28,14 @@ from heron_core.plugins import load_plugin
 
 __all__ = [
     "BUILTINS",
+    "CHECKPOINT_LABEL",
+    "CheckpointAuthenticationError",
     "CheckpointManager",
     "Saved",
     "StateStore",
     "check_store",
+    "checkpoint_context",
+    "checkpoint_seal",
     "create_state_store",
 ]
 

@@ -1,7 +1,9 @@
 """The interface of a state store: where checkpointed instance state lives.
 
-A store keeps opaque bytes per (checkpoint id, task). Checkpoint ids sort in the order they
-were made. Every built-in passes ``heron_core.testing.store_conformance``.
+A store keeps opaque bytes per (checkpoint id, task): the checkpoint manager seals them
+before they reach the store and checks the seal of what it loads, so a store needs no
+authentication of its own. Checkpoint ids sort in the order they were made. Every built-in
+passes ``heron_core.testing.store_conformance``.
 """
 
 from __future__ import annotations
@@ -45,6 +47,11 @@ class StateStore(ABC):
     def dispose(self, task_ids: Iterable[int], oldest_kept: str) -> None:
         """Delete the checkpoints of ``task_ids`` older than ``oldest_kept`` (every one of
         them when ``oldest_kept`` is empty)."""
+
+    def location(self, checkpoint_id: str, task_id: int) -> str:
+        """Where task ``task_id``'s state of ``checkpoint_id`` is kept, for messages (a file
+        path, a URL); the default names the store and the topology."""
+        return f"{type(self).__name__} of topology {self.topology_name!r}"
 
     def close(self) -> None:  # noqa: B027 (optional)
         """Release what the store holds (connections); the default holds nothing."""

@@ -61,6 +61,9 @@ class LocalFileSystemStore(StateStore):
             )
         return self._task_dir(task_id) / checkpoint_id
 
+    def location(self, checkpoint_id: str, task_id: int) -> str:
+        return str(self._file(checkpoint_id, task_id))
+
     def save(self, checkpoint_id: str, task_id: int, data: bytes) -> None:
         final = self._file(checkpoint_id, task_id)
         directory = final.parent

@@ -33,7 +33,7 @@ from typing import Any
 import zmq
 from google.protobuf.message import DecodeError
 
-from heron_core.ckptmgr import CheckpointManager, create_state_store
+from heron_core.ckptmgr import CheckpointManager, checkpoint_seal, create_state_store
 from heron_core.config.codec import config_from_proto
 from heron_core.errors import HeronError
 from heron_core.network import (
@@ -255,7 +255,9 @@ class StreamManager:
         """EFFECTIVELY_ONCE: the checkpoint manager, and the handlers of checkpoints and
         rollbacks (`StatefulStMgr`)."""
         name = self.args.topology_name
-        checkpoints = CheckpointManager(create_state_store(self.config, name))
+        checkpoints = CheckpointManager(
+            create_state_store(self.config, name), checkpoint_seal(name, self.args.working_dir)
+        )
         self._closers.append(checkpoints.close)
         limit_mb = float(self._setting("heron.streammgr.stateful.buffer.size.mb"))
         stateful = StatefulStMgr(

@@ -22,6 +22,7 @@ from heron_core.ckptmgr import (
 )
 from heron_core.ckptmgr.localfs import ROOT_KEY, LocalFileSystemStore
 from heron_core.errors import ConfigurationError
+from heron_core.statemgr import Seal
 from heron_core.testing.store_conformance import (
     CHECKS,
     check_failed_save_is_invisible,
@@ -29,6 +30,7 @@ from heron_core.testing.store_conformance import (
 )
 
 C1, C2, C3 = checkpoint_id(1), checkpoint_id(2), checkpoint_id(3)
+SEAL = Seal(b"k" * 32, "wc")
 
 
 def _config(root: Path) -> dict[str, Any]:
@@ -198,7 +200,7 @@ class MemoryStore(StateStore):
 def test_manager_saves_in_order_on_its_thread_and_wakes_its_owner() -> None:
     store = MemoryStore({}, "wc")
     woken: list[int] = []
-    manager = CheckpointManager(store, wake=lambda: woken.append(len(manager.done)))
+    manager = CheckpointManager(store, SEAL, wake=lambda: woken.append(len(manager.done)))
     for ckpt, task in [(C1, 1), (C1, 2), (C2, 1)]:
         manager.save(ckpt, task, f"{ckpt}/{task}".encode())
     manager.close()
@@ -216,7 +218,7 @@ def test_manager_saves_in_order_on_its_thread_and_wakes_its_owner() -> None:
 def test_manager_a_failing_store_gives_a_saved_error_and_the_thread_goes_on() -> None:
     store = MemoryStore({}, "wc")
     store.fail_tasks = {2}
-    manager = CheckpointManager(store)
+    manager = CheckpointManager(store, SEAL)
     manager.save(C1, 2, b"x")
     manager.dispose([-1], C1)  # a failing dispose is logged, and the thread goes on too
     manager.save(C1, 3, b"y")
@@ -225,13 +227,14 @@ def test_manager_a_failing_store_gives_a_saved_error_and_the_thread_goes_on() ->
         Saved(C1, 2, "OSError: [Errno 5] Input/output error"),
         Saved(C1, 3),
     ]
-    assert store.data == {(C1, 3): b"y"}
+    assert list(store.data) == [(C1, 3)]
+    assert manager.load(C1, 3) == b"y"
 
 
 def test_manager_dispose_runs_after_the_saves_queued_before_it() -> None:
     store = MemoryStore({}, "wc")
     store.gate = threading.Event()
-    manager = CheckpointManager(store)
+    manager = CheckpointManager(store, SEAL)
     manager.save(C1, 1, b"1")
     manager.save(C2, 1, b"2")
     manager.dispose([1], C2)
@@ -251,7 +254,7 @@ def test_manager_dispose_runs_after_the_saves_queued_before_it() -> None:
 def test_manager_close_waits_for_queued_work_then_closes_the_store() -> None:
     store = MemoryStore({}, "wc")
     store.gate = threading.Event()
-    manager = CheckpointManager(store)
+    manager = CheckpointManager(store, SEAL)
     for task in (1, 2, 3):
         manager.save(C1, task, b"s")
     closer = threading.Thread(target=manager.close)
@@ -270,7 +273,7 @@ def test_manager_close_gives_up_on_a_store_that_hangs(caplog: pytest.LogCaptureF
     close returns after its timeout, saying so, without closing the store under the call."""
     store = MemoryStore({}, "wc")
     store.gate = threading.Event()
-    manager = CheckpointManager(store)
+    manager = CheckpointManager(store, SEAL)
     manager.save(C1, 1, b"s")
     closer = threading.Thread(target=manager.close, kwargs={"timeout_s": 0.05})
     closer.start()

@@ -24,7 +24,7 @@ from stateful_components import (  # type: ignore[import-not-found]
 )
 
 from heron_core.api import Grouping, TopologyBuilder
-from heron_core.ckptmgr import create_state_store
+from heron_core.ckptmgr import checkpoint_context, checkpoint_seal, create_state_store
 from heron_core.testing.cluster import TopologyRun
 
 pytestmark = pytest.mark.processes
@@ -47,6 +47,7 @@ class Checkpoints:
     def __init__(self, run: TopologyRun) -> None:
         self.run = run
         self.store = create_state_store(run.deployment.config, run.name)
+        self.seal = checkpoint_seal(run.name, run.working_dir)
         self.tasks: dict[str, list[int]] = {}
         for container in run.deployment.packing_plan.containers:
             for instance in container.instances:
@@ -78,8 +79,9 @@ class Checkpoints:
         return checkpoint, offsets, counts
 
     def _load(self, checkpoint: str, task: int) -> Any:
-        data = self.store.load(checkpoint, task)
-        assert data is not None, f"checkpoint {checkpoint} has no state of task {task}"
+        sealed = self.store.load(checkpoint, task)
+        assert sealed is not None, f"checkpoint {checkpoint} has no state of task {task}"
+        data = self.seal.open(checkpoint_context(self.run.name, checkpoint, task), sealed)
         return pickle.loads(data) if data else None
 
     def total(self) -> int:

@@ -23,6 +23,7 @@ from heron_core.ckptmgr import CheckpointManager, Saved
 from heron_core.ckptmgr.localfs import LocalFileSystemStore
 from heron_core.network import DATA, data_frames, decode
 from heron_core.proto import ckptmgr_pb2, common_pb2, physical_plan_pb2, topology_pb2, tuple_pb2
+from heron_core.statemgr import Seal
 from heron_core.stmgr._stateful import Gate, StatefulStMgr, Topology
 
 C1, C2, C3 = "1700000000000-000001", "1700000000000-000002", "1700000000000-000003"
@@ -533,11 +534,14 @@ def test_start_and_restart() -> None:
     ]
 
 
+SEAL = Seal(b"k" * 32, "wc")
+
+
 def test_with_a_real_checkpoint_manager(tmp_path: Path) -> None:
     """Saves through the checkpoint manager thread, reported once stored; the states come
     back at a rollback."""
     store = LocalFileSystemStore({"heron.statefulstorage.localfs.root.path": str(tmp_path)}, "wc")
-    checkpoints = CheckpointManager(store)
+    checkpoints = CheckpointManager(store, SEAL)
     try:
         h = Harness(checkpoints=checkpoints)
         h.stored(1, C1, b"spout")
@@ -551,7 +555,8 @@ def test_with_a_real_checkpoint_manager(tmp_path: Path) -> None:
         ckptmgr_pb2.InstanceStateStored(checkpoint_id=C1, task_id=t) for t in (1, 3, 5)
     ]
     h.checkpoints = checkpoints = CheckpointManager(
-        LocalFileSystemStore({"heron.statefulstorage.localfs.root.path": str(tmp_path)}, "wc")
+        LocalFileSystemStore({"heron.statefulstorage.localfs.root.path": str(tmp_path)}, "wc"),
+        SEAL,
     )
     try:
         h.s.checkpoints = checkpoints
