@@ -38,7 +38,7 @@ sys.meta_path.insert(0, _NoPySpark)
 
 def test_an_unreachable_master_names_its_url(spark_run: SparkTopologyRun) -> None:
     url = f"spark://127.0.0.1:{free_port()}"
-    error = submit_fails(spark_run, url)
+    error = submit_fails(spark_run, url, "heron.scheduler.spark.allow.unauthenticated=true")
     assert error.startswith(f"topology 'broken': cannot reach the Spark master {url} (127.0.0.1:")
     assert "heron.scheduler.spark.master" in error
     listed = spark_run.heron("list", "spark")
