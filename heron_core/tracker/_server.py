@@ -13,6 +13,7 @@ from typing import Any
 import uvicorn
 
 from heron_core._front_door import FrontDoor, parse_allowed_hosts
+from heron_core._http_limits import limited_config
 from heron_core.errors import ConfigurationError
 from heron_core.tracker._app import create_app
 from heron_core.tracker._watch import Tracker
@@ -53,7 +54,9 @@ def serve(
 
     Only requests whose ``Host`` is the bound address and port, a loopback name when that
     address is loopback or a wildcard, or one of ``allowed_hosts`` (``NAME`` or
-    ``NAME:PORT``) are answered; others get 400 (see `heron_core._front_door`).
+    ``NAME:PORT``) are answered; others get 400 (see `heron_core._front_door`). Slow, idle
+    and too many clients are cut off by the limits of `heron_core._http_limits` (request
+    deadline, open connections, head size, requests at once).
     ``announce`` receives ``"serving http://<address>:<port>"`` once the socket is bound (the
     real port when ``port`` is 0). Other ``options`` go to each `ClusterWatch`.
 
@@ -75,8 +78,9 @@ def serve(
         tracker.start()
         host, bound_port = sock.getsockname()[:2]
         door = FrontDoor(address, bound_port, extra_hosts, server="heron tracker")
-        config = uvicorn.Config(
+        config = limited_config(
             create_app(tracker, timeout=timeout, front_door=door),
+            server="heron tracker",
             log_config=None,
             access_log=False,
             lifespan="off",

@@ -11,6 +11,7 @@ from types import FrameType
 import uvicorn
 
 from heron_core._front_door import FrontDoor, parse_allowed_hosts
+from heron_core._http_limits import limited_config
 from heron_core.errors import ConfigurationError
 from heron_core.ui._app import create_app
 
@@ -42,7 +43,9 @@ def serve(
     address is loopback or a wildcard, or one of ``allowed_hosts`` (``NAME`` or
     ``NAME:PORT``) are answered (400 otherwise); an action must come from a page of those
     hosts (403 otherwise). Every action, refused or not, is appended to ``audit_log`` (None:
-    ``<heron home>/logs/ui-audit.log``, see `heron_core.ui._audit`).
+    ``<heron home>/logs/ui-audit.log``, see `heron_core.ui._audit`). Slow, idle and too many
+    clients are cut off by the limits of `heron_core._http_limits` (request deadline, open
+    connections, head size, requests at once).
 
     Raises:
         ConfigurationError: ``tracker_url`` is not an http(s) URL, an allowed host is not a
@@ -79,8 +82,9 @@ def serve(
         sock.close()
         raise
     server = uvicorn.Server(
-        uvicorn.Config(
+        limited_config(
             app,
+            server="heron ui",
             log_level="warning",
             access_log=False,
             lifespan="on",
