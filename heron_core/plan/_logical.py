@@ -477,7 +477,10 @@ class LogicalPlan:
 
     @classmethod
     def from_proto(cls, message: topology_pb2.Topology) -> LogicalPlan:
-        """Decode a ``Topology`` message (it is not validated; call :meth:`validate`).
+        """Decode a ``Topology`` message (it is not validated; call :meth:`validate`). Its
+        pickled config values are unpickled: only for a message whose origin was authenticated
+        (read through a state manager holding the topology's key, see
+        ``heron_core.statemgr.StateKey``).
 
         Raises:
             TopologyValidationError: the message cannot be represented: an unset spec, an

@@ -544,8 +544,10 @@ class ZooKeeperStateManager(StateManager):
         if self._credential is None:
             return (
                 "ZooKeeper refused the call (no permission): the node is protected by an ACL "
-                f"and no credential is configured; set {AUTH_FILE_KEY} to the file holding "
-                "the 'user:password' its topology was submitted with"
+                "and this manager logs in as neither its topology (whose nodes admit the "
+                "holders of its key pair, W/keys of the host that submitted it) nor a "
+                f"configured user; run this where the topology's key pair is, or set "
+                f"{AUTH_FILE_KEY} to the file holding the 'user:password' it was submitted with"
             )
         return (
             "ZooKeeper refused the call (no permission): the node's ACL does not admit the "

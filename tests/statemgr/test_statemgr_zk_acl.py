@@ -170,7 +170,7 @@ def test_a_missing_key_or_a_wrong_password_names_the_key_not_a_kazoo_error(
     with create_state_manager(without, "test") as sm, pytest.raises(StateManagerError) as refused:
         sm.get_topology("wc")
     assert str(refused.value).startswith(f"zookeeper://{auth_config[_HOSTS]}{root}/topologies/wc")
-    assert "no credential is configured" in str(refused.value)
+    assert "logs in as neither its topology" in str(refused.value)
     assert AUTH_FILE_KEY in str(refused.value)
 
     wrong = write_credential(tmp_path / "wrong", "heron:guessed")
