@@ -464,7 +464,13 @@ class SparkScheduler(Scheduler):
             if now - start >= timeout or settled:
                 waited = f"executors that registered within {now - start:.0f} s"
                 message = slot_shortfall(name, plan, slots, waited, master)
-                if slots == 0 and self._security and self._security.authenticates:
+                security = self._security
+                if (
+                    slots == 0
+                    and master.kind == "standalone"
+                    and security
+                    and security.authenticates
+                ):
                     message += (
                         "; an executor whose worker runs without the application's secret "
                         "cannot register (every worker needs spark.authenticate=true and the "
@@ -687,9 +693,8 @@ class SparkScheduler(Scheduler):
 
         SparkContext._gateway, SparkContext._jvm = None, None
         proc = getattr(gateway, "proc", None)
-        if gateway is not None:
-            with contextlib.suppress(Exception):
-                gateway.shutdown()
+        with contextlib.suppress(Exception):
+            gateway.shutdown()
         if proc is not None:
             with contextlib.suppress(OSError):
                 proc.stdin.close()  # the JVM exits at the end of its stdin

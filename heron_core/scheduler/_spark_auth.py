@@ -140,17 +140,17 @@ def spark_security(
             "unset one of them"
         )
     secret = _read_secret(config, where) if secret_file else None
+    why: str | None = None
+    fix = ""
     if not authenticate:
         why = f"{SPARK_CONF_PREFIX.prefix}{AUTHENTICATE}=false"
     elif master.kind == "standalone" and secret is None:
         why = f"the standalone master {master.url} has no {SECRET_FILE_KEY}"
+        fix = cluster_fix()
         authenticate = False  # Spark needs the cluster's secret to authenticate there
     elif not crypto:
         why = f"{SPARK_CONF_PREFIX.prefix}{CRYPTO}=false sends it in clear"
-    else:
-        why = None
     if why is not None and not setting(config, ALLOW_UNAUTHENTICATED_KEY):
-        fix = cluster_fix() if master.kind == "standalone" and secret is None else ""
         raise ConfigurationError(
             f"{where}: Spark would hand the container package, with the topology's key pair, "
             f"to whoever reaches the application's ports: {why}. "
