@@ -58,9 +58,11 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 __all__ = [
+    "BACKLOG",
     "MAX_CONNECTIONS",
     "MAX_HEAD_BYTES",
     "MAX_REQUESTS",
+    "REPORT_EVERY_S",
     "REQUEST_TIMEOUT_S",
     "STALL_TIMEOUT_S",
     "Admission",
