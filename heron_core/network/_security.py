@@ -35,7 +35,7 @@ import socket
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,10 +78,15 @@ def curve_enabled(config: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class TopologyKeys:
-    """A topology's CURVE key pair (Z85 text, 40 bytes each)."""
+    """A topology's CURVE key pair (Z85 text, 40 bytes each). Its ``repr`` leaves the secret
+    out, so a log line or a traceback that shows the pair never shows the secret.
+
+    >>> TopologyKeys(b"p" * 40, b"s" * 40)
+    TopologyKeys(public=b'pppppppppppppppppppppppppppppppppppppppp')
+    """
 
     public: bytes
-    secret: bytes
+    secret: bytes = field(repr=False)
 
     @classmethod
     def create(cls, directory: Path) -> TopologyKeys:
