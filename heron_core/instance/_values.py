@@ -6,7 +6,8 @@ router (``heron_core.instance._router``); nothing here runs for it. A batch that
 refuses is pickled by `ValuePolicy.dumps` and read back by `ValuePolicy.loads`. As in Storm 2
 (Kryo, with ``topology.fall.back.on.java.serialization`` false), only allowed classes cross:
 
-* the core types above (and bytearray, Ellipsis), which pickle writes without naming a class;
+* the core types above (and bytearray, Ellipsis), which pickle writes without naming a class
+  (in a marshaled batch a bytearray arrives as bytes: marshal writes any buffer so);
 * the standard library's value types of `STDLIB_CLASSES` (dates and times, ``Decimal``,
   ``UUID``, ``Fraction``, the ``collections`` containers), and ``zoneinfo.ZoneInfo`` (carried
   by its key);
@@ -16,20 +17,21 @@ refuses is pickled by `ValuePolicy.dumps` and read back by `ValuePolicy.loads`. 
   may be a map from such a path to a Storm serializer class, whose name is not used: a class
   pickles itself, through its ``__reduce__`` or ``__getstate__``). The registrations of the
   topology's config and of every component's own config hold for the whole topology, as
-  Storm merges them.
+  Storm merges them. Registering a class trusts its constructor (and ``__setstate__``) with
+  whatever a peer sends.
 
 A class is allowed by its exact module and qualified name: a subclass of an allowed class is
 another class. The sender checks each object pickle meets that is not of a core type
 (``reducer_override``: once per object and per class of the batch), and an object of another
 class stops the batch before any of it is sent (`ValueClassError`, which the router reports
 naming the topology, component, stream, class and key). The receiver unpickles with
-``find_class`` limited to the allowed names (`RefusedValueClass` otherwise), so a batch from
-a peer that holds the topology's key but not its code resolves no other class, let alone
-calls one: the runtime drops it and logs its source.
+``find_class`` limited to the exact allowed names (`RefusedValueClass` otherwise), so a
+crafted batch, even from a peer holding the topology's key, resolves no other class or
+function, let alone calls one: the runtime drops it and logs its source.
 
-``topology.fall.back.on.java.serialization`` true pickles and unpickles any class, as before
-Storm 2: then whoever holds the topology's key can make every instance run code of their
-choosing (a warning says so when each instance starts).
+``topology.fall.back.on.java.serialization`` true pickles and unpickles any class: then
+whoever holds the topology's key can make every instance run code of their choosing (a
+warning says so when each instance starts).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ __all__ = [
     "RefusedValueClass",
     "ValueClassError",
     "ValuePolicy",
+    "policy_for",
     "registered_paths",
 ]
 
