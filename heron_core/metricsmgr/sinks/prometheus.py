@@ -150,6 +150,8 @@ class BoundedHttpEndpoint:
                 connection.reading = False
                 writer.write(self._answer(head))
                 await writer.drain()
+                writer.close()  # it counts as open until its socket is closed
+                await writer.wait_closed()
                 done = True
         except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             pass
