@@ -12,8 +12,6 @@ logs are served byte for byte; the listings show ``logs`` and its files."""
 from __future__ import annotations
 
 import os
-import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,19 +20,13 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-import yaml
+from security_support import tracked_topology
+from tracker_components import MARKER
+from tracker_support import TrackerProcess
+from ui_support import UIProcess
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "tracker"))  # the tracker tests' helpers
-sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-from tracker_components import MARKER, NumberSpout, ReportingBolt
-from tracker_support import HERE as TRACKER_TESTS
-from tracker_support import TrackerProcess, running_tracker
-from ui_support import UIProcess, running_ui
-
-from heron_core.api import Grouping, TopologyBuilder
 from heron_core.network import KEYS_DIR, TopologyKeys
 from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import isolated_home, wait_until
 
 pytestmark = pytest.mark.processes
 
@@ -86,47 +78,18 @@ def target(
     def failed() -> bool:
         return request.session.testsfailed > failures
 
-    root = tmp_path_factory.mktemp("file-routes")
-    configs = root / "clusters"
-    configs.mkdir()
-    (configs / "local.yaml").write_text(
-        yaml.safe_dump({"heron.class.scheduler": "local", "heron.class.state.manager": "localfs"})
-    )
-    code = root / "code"
-    code.mkdir()
-    shutil.copy(TRACKER_TESTS / "tracker_components.py", code)
-    builder = TopologyBuilder(NAME)
-    numbers = builder.add_spout("numbers", NumberSpout, par=1)
-    builder.add_bolt("report", ReportingBolt, par=1, inputs={numbers: Grouping.SHUFFLE})
-    with isolated_home(root, failed) as home, running_tracker(configs, home, failed) as tracker:
-        run = TopologyRun(
-            builder.build(), heron_home=home, code_root=code, containers=1, cluster="local"
+    with tracked_topology(tmp_path_factory.mktemp("file-routes"), NAME, failed) as tracked:
+        instance, container = tracked.bolt_log()
+        keys = tracked.run.working_dir / KEYS_DIR
+        yield Target(
+            run=tracked.run,
+            tracker=tracked.tracker,
+            ui=tracked.ui,
+            secret=TopologyKeys.load(keys).secret,
+            secret_file=(keys / "topology.key_secret").read_bytes(),
+            instance=instance,
+            container=container,
         )
-        with run, running_ui(tracker.url, configs, home, failed) as ui:
-            ids = {"cluster": "local", "environ": "default", "topology": NAME}
-            found: dict[str, Any] = {}
-
-            def logged() -> bool:
-                plan = tracker.get("/topologies/physicalplan", **ids)
-                instances = plan.json().get("instances") if plan.status_code == 200 else None
-                if not instances:
-                    return False
-                iid = next(i for i in instances if "report" in i)
-                log = tracker.get(instances[iid]["logfile"])
-                found.update(iid=iid, container=instances[iid]["container"])
-                return log.status_code == 200 and MARKER in log.json()["data"]
-
-            wait_until(logged, "the bolt's log through the tracker", timeout=180)
-            keys = run.working_dir / KEYS_DIR
-            yield Target(
-                run=run,
-                tracker=tracker,
-                ui=ui,
-                secret=TopologyKeys.load(keys).secret,
-                secret_file=(keys / "topology.key_secret").read_bytes(),
-                instance=found["iid"],
-                container=int(found["container"]),
-            )
 
 
 def test_control_the_secret_is_on_disk_and_a_copy_in_logs_is_served(target: Target) -> None:

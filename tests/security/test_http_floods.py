@@ -21,7 +21,6 @@ import contextlib
 import hashlib
 import http.client
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -36,14 +35,7 @@ from typing import Any
 import httpx
 import psutil
 import pytest
-import yaml
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "tracker"))  # the tracker tests' helpers
-sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-from tracker_components import MARKER, NumberSpout, ReportingBolt
-from tracker_support import HERE as TRACKER_TESTS
-from tracker_support import running_tracker
-from ui_support import running_ui
+from security_support import tracked_topology
 
 from heron_core._http_limits import (
     BACKLOG,
@@ -54,9 +46,7 @@ from heron_core._http_limits import (
     STALL_TIMEOUT_S,
     ConnectionBound,
 )
-from heron_core.api import Grouping, TopologyBuilder
-from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import PipeLines, isolated_home, wait_until
+from heron_core.testing.processes import PipeLines, wait_until
 
 NAME = "floods"
 MARGIN_S = 8.0
@@ -233,62 +223,34 @@ def servers(
         return request.session.testsfailed > failures
 
     root = tmp_path_factory.mktemp("floods")
-    configs = root / "clusters"
-    configs.mkdir()
-    (configs / "local.yaml").write_text(
-        yaml.safe_dump({"heron.class.scheduler": "local", "heron.class.state.manager": "localfs"})
-    )
-    code = root / "code"
-    code.mkdir()
-    shutil.copy(TRACKER_TESTS / "tracker_components.py", code)
-    builder = TopologyBuilder(NAME)
-    numbers = builder.add_spout("numbers", NumberSpout, par=1)
-    builder.add_bolt("report", ReportingBolt, par=1, inputs={numbers: Grouping.SHUFFLE})
-    with isolated_home(root, failed) as home, running_tracker(configs, home, failed) as tracker:
-        run = TopologyRun(
-            builder.build(), heron_home=home, code_root=code, containers=1, cluster="local"
+    with (
+        tracked_topology(root, NAME, failed) as tracked,
+        plain_tracker(tracked.configs, tracked.home, failed) as plain,
+    ):
+        run, tracker, ui, ids = tracked.run, tracked.tracker, tracked.ui, tracked.ids
+        _, container = tracked.bolt_log()
+        query = httpx.QueryParams({**ids, "container": container})
+        download = f"/topologies/containerfiledownload?{query}&path=logs/{BIG_FILE}"
+        page = f"/topologies/local/default/{NAME}"
+        yield Servers(
+            tracker=Server(
+                "heron tracker",
+                tracker.url,
+                tracker.proc.pid,
+                tracker.err,
+                ("/health", "/topologies", f"/topologies/logicalplan?{httpx.QueryParams(ids)}"),
+            ),
+            ui=Server(
+                "heron ui",
+                ui.url,
+                ui.proc.pid,
+                ui.err,
+                ("/", page, "/api/topologies", f"/api{page}", "/static/ui.js"),
+            ),
+            plain=plain,
+            logs=run.working_dir / "logs",
+            download=download,
         )
-        with (
-            run,
-            running_ui(tracker.url, configs, home, failed) as ui,
-            plain_tracker(configs, home, failed) as plain,
-        ):
-            ids = {"cluster": "local", "environ": "default", "topology": NAME}
-            found: dict[str, Any] = {}
-
-            def logged() -> bool:
-                plan = tracker.get("/topologies/physicalplan", **ids)
-                instances = plan.json().get("instances") if plan.status_code == 200 else None
-                if not instances:
-                    return False
-                iid = next(i for i in instances if "report" in i)
-                log = tracker.get(instances[iid]["logfile"])
-                found.update(container=instances[iid]["container"])
-                return log.status_code == 200 and MARKER in log.json()["data"]
-
-            wait_until(logged, "the bolt's log through the tracker", timeout=180)
-            query = httpx.QueryParams({**ids, "container": found["container"]})
-            download = f"/topologies/containerfiledownload?{query}&path=logs/{BIG_FILE}"
-            page = f"/topologies/local/default/{NAME}"
-            yield Servers(
-                tracker=Server(
-                    "heron tracker",
-                    tracker.url,
-                    tracker.proc.pid,
-                    tracker.err,
-                    ("/health", "/topologies", f"/topologies/logicalplan?{httpx.QueryParams(ids)}"),
-                ),
-                ui=Server(
-                    "heron ui",
-                    ui.url,
-                    ui.proc.pid,
-                    ui.err,
-                    ("/", page, "/api/topologies", f"/api{page}", "/static/ui.js"),
-                ),
-                plain=plain,
-                logs=run.working_dir / "logs",
-                download=download,
-            )
 
 
 @pytest.fixture(name="sockets")

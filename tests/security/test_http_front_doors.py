@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,21 +21,15 @@ from typing import Any
 
 import httpx
 import pytest
-import yaml
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "tracker"))  # the tracker tests' helpers
-sys.path.insert(0, str(Path(__file__).parents[1] / "ui"))
-from tracker_components import NumberSpout, ReportingBolt
-from tracker_support import HERE as TRACKER_TESTS
-from tracker_support import TrackerProcess, running_tracker
-from ui_support import UIProcess, page_config, running_ui
+from security_support import tracked_topology
+from tracker_support import TrackerProcess
+from ui_support import UIProcess, page_config
 
 from heron_core._front_door import FrontDoor, parse_allowed_hosts
-from heron_core.api import Grouping, TopologyBuilder
 from heron_core.errors import ConfigurationError
 from heron_core.proto import topology_pb2
 from heron_core.testing.cluster import TopologyRun
-from heron_core.testing.processes import isolated_home, wait_until
+from heron_core.testing.processes import wait_until
 
 NAME = "frontdoors"
 EVIL = "evil.example"
@@ -179,29 +171,13 @@ def servers(
     def failed() -> bool:
         return request.session.testsfailed > failures
 
+    extra = ["--allowed-host", "ui.example"]
     root = tmp_path_factory.mktemp("front-doors")
-    configs = root / "clusters"
-    configs.mkdir()
-    (configs / "local.yaml").write_text(
-        yaml.safe_dump({"heron.class.scheduler": "local", "heron.class.state.manager": "localfs"})
-    )
-    code = root / "code"
-    code.mkdir()
-    shutil.copy(TRACKER_TESTS / "tracker_components.py", code)
-    builder = TopologyBuilder(NAME)
-    numbers = builder.add_spout("numbers", NumberSpout, par=1)
-    builder.add_bolt("report", ReportingBolt, par=1, inputs={numbers: Grouping.SHUFFLE})
-    with isolated_home(root, failed) as home, running_tracker(configs, home, failed) as tracker:
-        run = TopologyRun(
-            builder.build(), heron_home=home, code_root=code, containers=1, cluster="local"
-        )
-        extra = ["--allowed-host", "ui.example"]
-        with run, running_ui(tracker.url, configs, home, failed, extra) as ui:
-            wait_until(
-                lambda: tracker.json("/topologies").get("local"), "the topology in the tracker"
-            )
-            assert ui.audit_path == home / "logs" / "ui-audit.log"
-            yield Servers(run, tracker, ui)
+    with tracked_topology(root, NAME, failed, extra) as tracked:
+        tracker = tracked.tracker
+        wait_until(lambda: tracker.json("/topologies").get("local"), "the topology in the tracker")
+        assert tracked.ui.audit_path == tracked.home / "logs" / "ui-audit.log"
+        yield Servers(tracked.run, tracker, tracked.ui)
 
 
 @pytest.mark.processes
