@@ -19,7 +19,8 @@ the clients do:
 - at most ``max-connections`` connections are open at once. A new connection beyond that
   takes the place of the oldest one still sending its request head (a client that sends its
   request at once is answered before a flood of idle connections pushes it out); when every
-  open connection is being answered, the new one is closed unanswered.
+  open connection is being answered, the new one is closed unanswered (the rule of
+  `heron_core._connection_bound.ConnectionBound`, which the tracker and the UI follow too).
 
 So a flood of connections costs a bounded number of sockets and a few KiB each, and an honest
 scraper is answered during and after it.
@@ -44,6 +45,7 @@ from prometheus_client import CollectorRegistry, make_wsgi_app
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from heron_core._connection_bound import ConnectionBound
 from heron_core.errors import ConfigurationError
 from heron_core.metricsmgr._types import SUM
 from heron_core.metricsmgr.sinks.base import MetricsSink, SinkContext
@@ -80,7 +82,6 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 class _Connection:
     sock: socket.socket
     writer: asyncio.StreamWriter | None = None
-    reading: bool = True  # still sending its request head
 
 
 class BoundedHttpEndpoint:
@@ -112,9 +113,9 @@ class BoundedHttpEndpoint:
         name: str,
     ) -> None:
         self._app = app
-        self._max = max_connections
+        self._bound = ConnectionBound[_Connection](max_connections)
         self._timeout = timeout_secs
-        self._open: dict[_Connection, asyncio.Task[None]] = {}  # in accept order
+        self._open: dict[_Connection, asyncio.Task[None]] = {}
         self._listener = socket.create_server((host, port), backlog=_BACKLOG)
         self._listener.setblocking(False)
         self.port: int = self._listener.getsockname()[1]
@@ -132,10 +133,14 @@ class BoundedHttpEndpoint:
                 log.warning("the Prometheus endpoint cannot accept a connection: %s", exc)
                 await asyncio.sleep(0.1)
                 continue
-            if len(self._open) >= self._max and not self._evict_one():
+            connection = _Connection(sock)
+            admission = self._bound.admit(connection)
+            if not admission.admitted:
                 sock.close()
                 continue
-            connection = _Connection(sock)
+            if admission.evicted is not None:
+                self._open.pop(admission.evicted).cancel()
+                _end(admission.evicted, graceful=False)
             self._open[connection] = self._loop.create_task(self._serve(connection))
 
     async def _serve(self, connection: _Connection) -> None:
@@ -147,7 +152,7 @@ class BoundedHttpEndpoint:
                 )
                 connection.writer = writer
                 head = await reader.readuntil(b"\r\n\r\n")
-                connection.reading = False
+                self._bound.waiting(connection, False)
                 writer.write(self._answer(head))
                 await writer.drain()
                 writer.close()  # it counts as open until its socket is closed
@@ -156,18 +161,9 @@ class BoundedHttpEndpoint:
         except (TimeoutError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, OSError):
             pass
         finally:
-            self._open.pop(connection, None)  # gone already when it was evicted
+            self._bound.release(connection)  # gone already when it was evicted
+            self._open.pop(connection, None)
             _end(connection, graceful=done)
-
-    def _evict_one(self) -> bool:
-        """Drop the oldest connection still sending its request head; False if none is."""
-        for connection, task in self._open.items():
-            if connection.reading:
-                del self._open[connection]
-                task.cancel()
-                _end(connection, graceful=False)
-                return True
-        return False
 
     def _answer(self, head: bytes) -> bytes:
         """The whole response to request head ``head``."""
