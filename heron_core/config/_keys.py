@@ -812,7 +812,7 @@ _KEYS = (
         "(withLateTupleStream); None = dropped.",
         nullable=True,
     ),
-    # --- network: frame size (issue 21) ------------------------------------------------------
+    # --- network: frame size -----------------------------------------------------------------
     Key(
         "heron.network.max.frame.bytes",
         int,
@@ -824,7 +824,7 @@ _KEYS = (
         minimum=2 * MiB,
         maximum=2 * GiB,
     ),
-    # --- instance: tuple size (issue 21) -------------------------------------------------------
+    # --- instance: tuple size ------------------------------------------------------------------
     Key(
         "heron.instance.max.tuple.bytes",
         int,

@@ -1,4 +1,4 @@
-"""Effectively-once on the real process model (issue 20): a word count whose spouts replay from
+"""Effectively-once on the real process model: a word count whose spouts replay from
 their checkpointed offsets and whose counts are the count bolt's checkpointed state. At every
 consistent checkpoint the counts are exactly those of the words the spouts' saved offsets
 cover (no loss, no double count), through kill -9 of a bolt instance, a stream manager and a

@@ -1,4 +1,4 @@
-"""Issue 16: a local process without the topology's key gets nothing through any TCP port of
+"""A local process without the topology's key gets nothing through any TCP port of
 the daemons: crafted pickles, a forged pause, forged back pressure and a forged registration
 are refused at the CURVE handshake and logged, and the topology keeps flowing, exactly."""
 

@@ -17,7 +17,7 @@ and that ``heron kill`` leaves no process in any namespace, no znode and a FINIS
 application. Smaller tests check the network helper itself: both of its modes carry traffic
 between every pair of hosts and leave nothing behind, and what a crashed run left is removed.
 
-The daemons' TCP sockets use CurveZMQ by default (issue 16): this test, which depends on no
+The daemons' TCP sockets use CurveZMQ by default: this test, which depends on no
 detail of the transport, so also shows the CURVE handshake working across hosts (with the key
 pair shipped in the container package), and keeps covering whatever transport is the default.
 """
