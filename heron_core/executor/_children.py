@@ -31,13 +31,19 @@ def die_with_parent() -> None:
 
 
 def spawn(
-    argv: Sequence[str], log_path: Path, cwd: Path, *, new_session: bool = False
+    argv: Sequence[str],
+    log_path: Path,
+    cwd: Path,
+    *,
+    new_session: bool = False,
+    pass_fds: Sequence[int] = (),
 ) -> subprocess.Popen[bytes]:
     """Start ``argv`` in ``cwd`` with stdout and stderr appended to ``log_path``.
 
     The child has no stdin and gets `die_with_parent`: the thread calling this must live as
     long as the child should. With ``new_session`` it also leads a new session (signals for
-    this process's terminal or process group do not reach it).
+    this process's terminal or process group do not reach it). ``pass_fds`` are descriptors
+    the child inherits under the same numbers.
 
     Raises:
         OSError: the program cannot be started.
@@ -52,6 +58,7 @@ def spawn(
             cwd=cwd,
             preexec_fn=die_with_parent,
             start_new_session=new_session,
+            pass_fds=tuple(pass_fds),
         )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import socket
 import sys
 from collections.abc import Sequence
 
@@ -23,7 +24,7 @@ from heron_core.executor._reconcile import RestartPolicy
 from heron_core.executor._signals import StopSignals
 from heron_core.executor._status import StatusFile, status_path
 from heron_core.executor._supervisor import Supervisor, stop_grace_secs
-from heron_core.network import free_port
+from heron_core.network import reserve_port
 from heron_core.proto import packing_plan_pb2, topology_pb2
 from heron_core.statemgr import StateKey, StateManager, create_state_manager
 
@@ -97,9 +98,12 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
     policy = RestartPolicy.from_config(config)
     working_dir = args.working_dir.resolve()
     ipc = create_ipc_dir(working_dir, args.container) if args.container != 0 else None
+    shell: socket.socket | None = None
     if ipc is not None:
         code_dir(working_dir).mkdir(exist_ok=True)  # the instances' cwd (install makes it)
     try:
+        if ipc is not None:  # held here for the container's life, served by its metricsmgr
+            shell = reserve_port(args.host or "127.0.0.1")
         context = DaemonContext(
             topology_name=args.topology_name,
             topology_id=args.topology_id,
@@ -109,7 +113,8 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
             local_endpoint=f"ipc://{ipc}/" if ipc is not None else "",
             command_prefix=prefix,
             host=args.host,
-            shell_port=free_port(args.host or "127.0.0.1") if args.container != 0 else 0,
+            shell_port=shell.getsockname()[1] if shell is not None else 0,
+            shell_fd=shell.fileno() if shell is not None else -1,
         )
         desired = desired_processes(plan, args.container, context)
         log.info(
@@ -124,6 +129,8 @@ def _run(args: argparse.Namespace, stop: StopSignals) -> int:
         )
         return supervisor.run(stop)
     finally:
+        if shell is not None:
+            shell.close()
         if ipc is not None:
             remove_ipc_dir(working_dir, args.container)
 

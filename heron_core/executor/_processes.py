@@ -215,12 +215,15 @@ class ProcessSpec:
             manager's sockets): while that process is not running this one is stopped, and it
             is restarted whenever that process restarts.
         cwd: the directory it starts in; None: the topology's working directory W.
+        pass_fds: descriptors of the executor's the process inherits (the shell's listening
+            socket, for the metrics manager).
     """
 
     name: str
     argv: tuple[str, ...]
     depends_on: str | None = None
     cwd: str | None = None
+    pass_fds: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +244,9 @@ class DaemonContext:
             the state manager (``--host``); "" leaves the daemons' default (127.0.0.1).
         shell_port: the TCP port of the container's shell (served by its metrics manager,
             advertised by its stream manager in the physical plan); 0: none chosen.
+        shell_fd: the executor's listening socket on ``shell_port``, which the metrics
+            manager inherits and serves on (so the port stays the container's across its
+            restarts); -1: none, the metrics manager binds ``shell_port`` itself.
     """
 
     topology_name: str
@@ -252,6 +258,7 @@ class DaemonContext:
     command_prefix: tuple[str, ...] = (sys.executable, "-m")
     host: str = ""
     shell_port: int = 0
+    shell_fd: int = -1
 
     def host_flags(self) -> tuple[str, ...]:
         """``("--host", host)`` for the tmanager and the stream manager, or ``()``."""
@@ -318,6 +325,7 @@ def desired_processes(
     stmgr = stmgr_name(container)
     metricsmgr = f"metricsmgr-{container}"
     shell = ("--shell-port", str(context.shell_port))
+    held = (context.shell_fd,) if context.shell_fd >= 0 else ()
     local = ("--local-endpoint", context.local_endpoint)
     specs = {
         metricsmgr: ProcessSpec(
@@ -327,8 +335,10 @@ def desired_processes(
                 *context.common_flags(container),
                 *local,
                 *shell,
+                *(("--shell-fd", str(context.shell_fd)) if held else ()),
                 *context.host_flags(),
             ),
+            pass_fds=held,
         ),
         stmgr: ProcessSpec(
             stmgr,

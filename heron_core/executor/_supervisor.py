@@ -140,7 +140,9 @@ class Supervisor:
         crashes = previous.crashes if previous is not None else 0
         try:
             cwd = Path(spec.cwd) if spec.cwd is not None else self._working_dir
-            proc = spawn(spec.argv, self._working_dir / "logs" / f"{name}.log", cwd)
+            proc = spawn(
+                spec.argv, self._working_dir / "logs" / f"{name}.log", cwd, pass_fds=spec.pass_fds
+            )
         except OSError as exc:
             log.error("cannot start %s (%s): %s", name, spec.argv[0], exc)
             failed = ProcessRecord(spec, None, now, crashes)

@@ -28,6 +28,13 @@ def main(argv: list[str] | None = None) -> int:
     add_topology_flags(parser, container="this container's id (>= 1)")
     add_local_endpoint_flag(parser, "the container's ipc endpoint prefix")
     add_shell_port_flag(parser, "TCP port of the shell (0: any free port)")
+    parser.add_argument(
+        "--shell-fd",
+        type=int,
+        default=-1,
+        help="an inherited listening socket on --shell-port to serve the shell on (the "
+        "executor holds the port for the container's life); -1: bind --shell-port",
+    )
     add_host_flag(parser, "address to bind")
     ns = parser.parse_args(argv)
     if ns.container < 1:
@@ -41,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         working_dir=ns.working_dir.resolve(),
         local_endpoint=ns.local_endpoint,
         shell_port=ns.shell_port,
+        shell_fd=ns.shell_fd,
         host=ns.host,
     )
     configure_daemon_logging(args.topology_name, "metricsmgr", args.name)

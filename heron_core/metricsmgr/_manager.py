@@ -47,6 +47,7 @@ class MetricsManagerArgs:
     working_dir: Path
     local_endpoint: str
     shell_port: int = 0
+    shell_fd: int = -1
     host: str = "127.0.0.1"
 
     @property
@@ -127,6 +128,8 @@ class MetricsManager:
             inbox.bind(metrics_endpoint(self.args.local_endpoint))
             shell_socket = transport.server(self._zmq.socket(zmq.ROUTER), "shell port")
             shell_socket.setsockopt(zmq.LINGER, 0)
+            if self.args.shell_fd >= 0:
+                shell_socket.setsockopt(zmq.USE_FD, self.args.shell_fd)
             shell_socket.bind(f"tcp://{self.args.host}:{self.args.shell_port}")
             shell = Shell(shell_socket, self.args.working_dir, self.args.container)
             watch = self.state.watch("tmanagers", self.args.topology_name, self._on_tmanager)

@@ -14,7 +14,7 @@ zmq before the buffer is allocated, and the daemon logs the connection's end wit
 
 from typing import TYPE_CHECKING, Any
 
-from heron_core.network._endpoints import free_port, metrics_endpoint, task_endpoint
+from heron_core.network._endpoints import free_port, metrics_endpoint, reserve_port, task_endpoint
 from heron_core.network._framing import (
     ACKS,
     DATA,
@@ -53,6 +53,7 @@ __all__ = [
     "free_port",
     "max_frame_bytes",
     "metrics_endpoint",
+    "reserve_port",
     "task_endpoint",
     "unpack_task",
 ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import socket
 
-__all__ = ["free_port", "metrics_endpoint", "task_endpoint"]
+__all__ = ["free_port", "metrics_endpoint", "reserve_port", "task_endpoint"]
 
 _TASK = "task-"
 _METRICS = "metrics"
@@ -27,6 +27,29 @@ def free_port(host: str = "127.0.0.1") -> int:
         probe.bind((host, 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+def reserve_port(host: str = "127.0.0.1") -> socket.socket:
+    """A listening TCP socket on a port of ``host`` the kernel picked, inheritable by children.
+
+    Unlike `free_port` there is no window in which another process can take the port: whoever
+    holds the socket holds the port, and a child given its descriptor serves on it (ZeroMQ's
+    ``USE_FD``) as often as it is restarted.
+
+    >>> with reserve_port() as held:
+    ...     held.getsockname()[1] > 0 and held.get_inheritable()
+    True
+    """
+    listener = socket.socket()
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind((host, 0))
+        listener.listen(128)
+        listener.set_inheritable(True)
+    except OSError:
+        listener.close()
+        raise
+    return listener
 
 
 def metrics_endpoint(endpoint: str) -> str:

@@ -19,6 +19,7 @@ CTX = DaemonContext(
     local_endpoint="ipc:///tmp/heron-x/",
     command_prefix=("py", "-m"),
     shell_port=4242,
+    shell_fd=9,
 )
 
 
@@ -71,6 +72,8 @@ def test_container_runs_its_metricsmgr_stmgr_then_its_instances_by_task_id() -> 
     assert metricsmgr.argv[:3] == ("py", "-m", "heron_core.metricsmgr")
     assert _flag(metricsmgr.argv, "--local-endpoint") == "ipc:///tmp/heron-x/"
     assert _flag(metricsmgr.argv, "--shell-port") == "4242"  # where it serves the shell
+    assert _flag(metricsmgr.argv, "--shell-fd") == "9"  # on the executor's listening socket
+    assert metricsmgr.pass_fds == (9,) and desired["stmgr-1"].pass_fds == ()
     assert metricsmgr.depends_on is None  # a stmgr restart does not restart it
     count = desired["container_1_count_3"]
     assert count.depends_on == "stmgr-1"
