@@ -69,8 +69,10 @@ def test_the_shell_port_survives_a_metrics_manager_restart(
             finally:
                 psutil.Process(executor).resume()
             run.wait_until(
-                lambda: _pid(run, "heron_core.metricsmgr") not in (None, first)
-                and listing() is not None,
+                lambda: (
+                    _pid(run, "heron_core.metricsmgr") not in (None, first)
+                    and listing() is not None
+                ),
                 "a listing from the restarted metrics manager",
             )
             assert shell.endpoint(1) == endpoint  # the plan's port is still the one served
