@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from heron_core.executor._exception import LastException
+
 __all__ = ["ProcessStatus", "StatusFile", "read_status", "status_path"]
 
 log = logging.getLogger(__name__)
@@ -43,6 +45,11 @@ class ProcessStatus:
         last_exit: how it last exited (``"exit status 1"``, ``"signal SIGKILL"``), "" before.
         gave_up: the executor gave up on it after too many crashes in a row (and exited).
         pid: the pid of its newest start (0 before; the tracker's ``/topologies/pid``).
+        crashes_in_a_row: crashes since it last ran steadily (the restart policy's count).
+        last_exception: the exception line of the newest traceback in its log when it last
+            crashed (``"ValueError: bad input"``), "" when there was none.
+        last_traceback: that traceback (see ``heron_core.executor._exception``).
+        last_crash: when it last crashed (unix seconds), 0 before.
     """
 
     starts: int = 0
@@ -50,6 +57,10 @@ class ProcessStatus:
     last_exit: str = ""
     gave_up: bool = False
     pid: int = 0
+    crashes_in_a_row: int = 0
+    last_exception: str = ""
+    last_traceback: str = ""
+    last_crash: float = 0.0
 
     @property
     def restarts(self) -> int:
@@ -67,6 +78,10 @@ def _status(value: Any) -> ProcessStatus | None:
             last_exit=str(value.get("last_exit", "")),
             gave_up=bool(value.get("gave_up", False)),
             pid=int(value.get("pid", 0)),
+            crashes_in_a_row=int(value.get("crashes_in_a_row", 0)),
+            last_exception=str(value.get("last_exception", "")),
+            last_traceback=str(value.get("last_traceback", "")),
+            last_crash=float(value.get("last_crash", 0.0)),
         )
     except (TypeError, ValueError):
         return None
@@ -99,7 +114,8 @@ class StatusFile:
     >>> status = StatusFile(None)
     >>> status.started("stmgr-1"); status.exited("stmgr-1", "exit status 1", crashed=True)
     >>> status.processes["stmgr-1"]
-    ProcessStatus(starts=1, crashes=1, last_exit='exit status 1', gave_up=False, pid=0)
+    ProcessStatus(starts=1, crashes=1, last_exit='exit status 1', gave_up=False, pid=0, \
+crashes_in_a_row=0, last_exception='', last_traceback='', last_crash=0.0)
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -117,10 +133,36 @@ class StatusFile:
         starts = self.processes.get(name, ProcessStatus()).starts + 1
         self._update(name, starts=starts, gave_up=False, pid=pid)
 
-    def exited(self, name: str, how: str, *, crashed: bool) -> None:
-        """Process ``name`` exited as ``how`` says; ``crashed``: unasked."""
-        crashes = self.processes.get(name, ProcessStatus()).crashes + (1 if crashed else 0)
-        self._update(name, crashes=crashes, last_exit=how)
+    def exited(
+        self,
+        name: str,
+        how: str,
+        *,
+        crashed: bool,
+        in_a_row: int = 0,
+        exception: LastException | None = None,
+        at: float = 0.0,
+    ) -> None:
+        """Process ``name`` exited as ``how`` says; ``crashed``: unasked, the ``in_a_row``-th
+        crash since it last ran steadily, at unix time ``at``, with ``exception`` the newest
+        in its log."""
+        if not crashed:
+            self._update(name, last_exit=how)
+            return
+        self._update(
+            name,
+            crashes=self.processes.get(name, ProcessStatus()).crashes + 1,
+            last_exit=how,
+            crashes_in_a_row=in_a_row,
+            last_exception=exception.line if exception else "",
+            last_traceback=exception.traceback if exception else "",
+            last_crash=at,
+        )
+
+    def steady(self, name: str) -> None:
+        """Process ``name`` ran long enough that its crashes in a row start again at 0."""
+        if self.processes.get(name, ProcessStatus()).crashes_in_a_row:
+            self._update(name, crashes_in_a_row=0)
 
     def gave_up(self, name: str) -> None:
         """The executor gives up on process ``name``."""

@@ -12,6 +12,7 @@ from typing import Any
 
 from heron_core.config import REGISTRY, setting
 from heron_core.executor._children import describe_exit, spawn, stop_processes
+from heron_core.executor._exception import last_exception_in
 from heron_core.executor._processes import ProcessSpec
 from heron_core.executor._reconcile import (
     ProcessRecord,
@@ -114,6 +115,9 @@ class Supervisor:
         while not stop.requested:
             now = self._clock()
             self._reap(now)
+            for name, record in self._records.items():
+                if record.running and now - record.started_at >= self._policy.max_secs:
+                    self.status.steady(name)
             due = [now + _MAX_IDLE_SECS, *self._kill_deadlines.values()]
             for action in reconcile(self._desired, self._records, now, self._policy):
                 if action.verb is Verb.GIVE_UP:
@@ -177,7 +181,16 @@ class Supervisor:
             expected = self._kill_deadlines.pop(name, None) is not None
             record = record_exit(self._records[name], now, self._policy, expected=expected)
             crashed = not expected and name in self._desired
-            self.status.exited(name, describe_exit(code), crashed=crashed)
+            self.status.exited(
+                name,
+                describe_exit(code),
+                crashed=crashed,
+                in_a_row=record.crashes,
+                exception=last_exception_in(self._working_dir / "logs" / f"{name}.log")
+                if crashed
+                else None,
+                at=time.time(),
+            )
             if name not in self._desired:
                 exits_log.info("%s (pid %d) exited with %s", name, proc.pid, describe_exit(code))
                 del self._records[name]

@@ -10,6 +10,7 @@ says for its name (default "run"):
 * "run": wait; exit 0 on SIGTERM (appending ``stop <pid>``);
 * "crash": exit 3 at once;
 * "crash_once": exit 3 on the first start, then "run";
+* "raise": raise ValueError naming the start at once (a traceback in its log);
 * "ignore_term": ignore SIGTERM (only SIGKILL ends it).
 """
 
@@ -64,6 +65,8 @@ def main() -> int:
     if behaviour == "crash" or (behaviour == "crash_once" and starts == 1):
         print(f"{name}: crashing on purpose", file=sys.stderr, flush=True)
         return 3
+    if behaviour == "raise":
+        raise ValueError(f"{name}: raising on purpose at start {starts}")
     print(f"{name}: running as pid {os.getpid()}", file=sys.stderr, flush=True)
     while True:
         time.sleep(3600)

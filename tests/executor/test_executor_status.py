@@ -60,8 +60,15 @@ def test_the_executor_reports_a_crash_and_giving_up(fake_container: FakeContaine
     status = read_status(status_path(fake_container.root, 1))
     count = status["container_1_count_3"]
     assert count == ProcessStatus(
-        starts=3, crashes=3, last_exit="exit status 3", gave_up=True, pid=count.pid
+        starts=3,
+        crashes=3,
+        last_exit="exit status 3",
+        gave_up=True,
+        pid=count.pid,
+        crashes_in_a_row=3,
+        last_crash=count.last_crash,
     )
+    assert count.last_crash > 0 and count.last_exception == ""  # it printed no traceback
     assert count.pid == fake_container.starts("container_1_count_3")[-1]  # the newest start
     assert status["container_1_word_1"].crashes == 0
     assert status["stmgr-1"].starts == 1
@@ -80,6 +87,20 @@ def test_a_restarted_instance_is_counted(fake_container: FakeContainer) -> None:
         "the restart to be counted",
     )
     count = read_status(path)["container_1_count_3"]
-    assert count == ProcessStatus(2, 1, "exit status 3", pid=count.pid)
+    assert count == ProcessStatus(
+        2, 1, "exit status 3", pid=count.pid, crashes_in_a_row=1, last_crash=count.last_crash
+    )
     wait_until(lambda: len(fake_container.starts("container_1_count_3")) == 2, "its 2nd start")
     assert count.pid == fake_container.starts("container_1_count_3")[-1]  # the running one
+
+
+@pytest.mark.processes
+def test_a_crash_keeps_the_newest_exception_of_the_log(fake_container: FakeContainer) -> None:
+    write_topology(fake_container, **GIVE_UP_AFTER_TWO)
+    fake_container.behave(container_1_count_3="raise")
+    assert fake_container.executor(1).wait(timeout=120) == 1
+    count = read_status(status_path(fake_container.root, 1))["container_1_count_3"]
+    assert count.crashes_in_a_row == 3 and count.last_exit == "exit status 1"
+    assert count.last_exception == "ValueError: container_1_count_3: raising on purpose at start 3"
+    lines = count.last_traceback.splitlines()
+    assert lines[0] == "Traceback (most recent call last):" and lines[-1] == count.last_exception
